@@ -1,0 +1,138 @@
+/* Unit tests of the hierarchy hop rule beyond the paper's targets and of
+ * the network model's corner cases (eq. 4, min_latency, saturation).
+ * Needs no files from the repository. Build and run from the repo root:
+ *   cc -std=c11 -Wall -Wextra -Werror -O2 -Ivaced/src -Itests/unit \
+ *      vaced/src/target.c vaced/src/topofile.c vaced/src/units.c \
+ *      vaced/src/mapping.c vaced/src/topo_hierarchy.c vaced/src/netmodel.c \
+ *      tests/unit/test_netmodel.c -o /tmp/test_netmodel && /tmp/test_netmodel
+ */
+#define _POSIX_C_SOURCE 200809L /* mkstemp */
+
+#include <stdint.h>
+#include <stdio.h>
+
+#include "check.h"
+#include "target.h"
+#include "tmptext.h"
+
+/* A hierarchy target of `cores` single-core nodes (so rank = node) with
+ * l0 = 10 us, lh = 1 us, Bmem = 1 GB/s, Bnet = 0.5 GB/s unless overridden. */
+static struct vaced_target *hier(int cores, const char *hierarchy, const char *hops,
+                                 const char *bmem, const char *bnet, const char *lat,
+                                 const char *lph)
+{
+    char text[1024];
+    snprintf(text, sizeof text,
+             "name = h\ncores = %d\ncores_per_node = 1\ntopology = hierarchy\n"
+             "hierarchy = %s\nhops = %s\nbmem = %s\nbnet = %s\nlatency = %s\n"
+             "latency_per_hop = %s\n",
+             cores, hierarchy, hops, bmem ? bmem : "1 GB/s", bnet ? bnet : "0.5 GB/s",
+             lat ? lat : "10 us", lph ? lph : "1 us");
+    struct vaced_target *t = NULL;
+    if (load_text(text, cores, &t) != 0)
+        CHECK_EQ_STR(errbuf, ""); /* shows the load error on one line */
+    return t;
+}
+
+#define US 1000000LL /* ps */
+
+/* Two levels: pairs of nodes, groups of 3 pairs, then the rest. */
+static void test_two_levels(void)
+{
+    struct vaced_target *t = hier(12, "2 3", "0 1 2 3", NULL, NULL, NULL, NULL);
+    if (!t)
+        return;
+    long first_bad = -1;
+    for (int x = 0; x < 12; x++)
+        for (int y = 0; y < 12; y++) {
+            int want = x == y ? 0 : x / 2 == y / 2 ? 1 : x / 6 == y / 6 ? 2 : 3;
+            if (vaced_target_hops(t, x, y) != want && first_bad < 0)
+                first_bad = x * 12 + y;
+        }
+    CHECK_EQ_I64(first_bad, -1);
+    CHECK_EQ_I64(vaced_target_hops(t, 11, 6), 2);
+    CHECK_EQ_I64(vaced_target_min_latency(t), 11 * US);
+    /* 1000 B over 3 hops: 1000 / 0.5e9 s = 2 us, + 10 us + 3 us */
+    CHECK_EQ_I64(vaced_target_transfer_time(t, 0, 6, 1000), 15 * US);
+    vaced_target_free(t);
+}
+
+/* A level of 1 adds nothing: its groups are the level below's. */
+static void test_degenerate_level(void)
+{
+    struct vaced_target *t = hier(4, "1 2", "0 1 2 3", NULL, NULL, NULL, NULL);
+    if (!t)
+        return;
+    CHECK_EQ_I64(vaced_target_hops(t, 0, 1), 2);
+    CHECK_EQ_I64(vaced_target_hops(t, 0, 2), 3);
+    CHECK_EQ_I64(vaced_target_min_latency(t), 12 * US); /* h = 1 never occurs */
+    vaced_target_free(t);
+}
+
+/* Only levels the target's nodes reach count for min_latency. */
+static void test_min_latency_presence(void)
+{
+    /* 8 nodes, all in one 16-node group: hop 5 never occurs */
+    struct vaced_target *t = hier(8, "16", "0 3 5", NULL, NULL, NULL, NULL);
+    if (t) {
+        CHECK_EQ_I64(vaced_target_hops(t, 0, 7), 3);
+        CHECK_EQ_I64(vaced_target_min_latency(t), 13 * US);
+        vaced_target_free(t);
+    }
+    /* 1 node: no network at all */
+    t = hier(1, "", "0 3", NULL, NULL, NULL, NULL);
+    if (t) {
+        CHECK_EQ_I64(vaced_target_min_latency(t), 0);
+        CHECK_EQ_I64(vaced_target_transfer_time(t, 0, 0, 1000), 1 * US);
+        vaced_target_free(t);
+    }
+    /* level 1 costs 0 hops (a memory copy between nodes), level 2 four */
+    t = hier(4, "2", "0 0 4", NULL, NULL, NULL, NULL);
+    if (t) {
+        CHECK_EQ_I64(vaced_target_hops(t, 0, 1), 0);
+        CHECK_EQ_I64(vaced_target_transfer_time(t, 0, 1, 1000), 1 * US); /* 1000 B / 1 GB/s */
+        CHECK_EQ_I64(vaced_target_min_latency(t), 14 * US);
+        vaced_target_free(t);
+    }
+    /* every hop count 0: min_latency 0 */
+    t = hier(4, "", "0 0", NULL, NULL, NULL, NULL);
+    if (t) {
+        CHECK_EQ_I64(vaced_target_min_latency(t), 0);
+        vaced_target_free(t);
+    }
+}
+
+static void test_rounding_and_saturation(void)
+{
+    struct vaced_target *t = hier(2, "", "0 3", "6.38 GB/s", "4.16 GB/s", "15 us", "0.6 us");
+    if (t) {
+        CHECK_EQ_I64(vaced_target_copy_time(t, 1), 157);   /* 156.74 ps */
+        CHECK_EQ_I64(vaced_target_copy_time(t, 2), 313);   /* 313.48 ps */
+        CHECK_EQ_I64(vaced_target_transfer_time(t, 1, 1, 2), 313);
+        CHECK_EQ_I64(vaced_target_transfer_time(t, 0, 1, 1), 240 + 16800000); /* 240.38 */
+        vaced_target_free(t);
+    }
+    t = hier(2, "", "0 1000", "1 B/s", "1 B/s", "1000 s", "1000 s");
+    if (t) {
+        /* 9e6 B at 1 B/s = 9e18 ps still fits; 1e7 B does not */
+        CHECK_EQ_I64(vaced_target_copy_time(t, 9000000), 9000000000000000000LL);
+        CHECK_EQ_I64(vaced_target_copy_time(t, 10000000), INT64_MAX);
+        CHECK_EQ_I64(vaced_target_copy_time(t, UINT64_MAX), INT64_MAX);
+        /* largest latency: 1000 s + 1000 * 1000 s = 1.001e18 ps */
+        CHECK_EQ_I64(vaced_target_min_latency(t), 1001000000000000000LL);
+        CHECK_EQ_I64(vaced_target_transfer_time(t, 0, 1, 0), 1001000000000000000LL);
+        CHECK_EQ_I64(vaced_target_transfer_time(t, 0, 1, 8000000), 9001000000000000000LL);
+        CHECK_EQ_I64(vaced_target_transfer_time(t, 0, 1, 8300000), INT64_MAX);
+        CHECK_EQ_I64(vaced_target_transfer_time(t, 0, 1, UINT64_MAX), INT64_MAX);
+        vaced_target_free(t);
+    }
+}
+
+int main(void)
+{
+    test_two_levels();
+    test_degenerate_level();
+    test_min_latency_presence();
+    test_rounding_and_saturation();
+    return CHECK_REPORT();
+}

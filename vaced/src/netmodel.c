@@ -1,0 +1,49 @@
+/* The network model of eq. 4: L(s, h) = s/Bnet + l0 + h*lh for h > 0,
+ * s/Bmem for h = 0. No congestion, as in the paper. */
+#include "target_impl.h"
+
+/* x picoseconds rounded to nearest, saturating: a huge message on a slow
+ * target must give "forever", not a wrapped negative time. */
+static vaced_time_t round_ps(double x)
+{
+    if (!(x < 9.2e18)) /* also catches inf; INT64_MAX is ~9.22e18 */
+        return INT64_MAX;
+    return (vaced_time_t)(x + 0.5);
+}
+
+static vaced_time_t bytes_time(uint64_t bytes, double bytes_per_s)
+{
+    return round_ps((double)bytes * 1e12 / bytes_per_s);
+}
+
+static vaced_time_t add_sat(vaced_time_t a, vaced_time_t b)
+{
+    return a > INT64_MAX - b ? INT64_MAX : a + b;
+}
+
+/* l(h) cannot overflow: l0, lh <= 1000 s and h <= 1000 (units.c limits). */
+static vaced_time_t latency(const struct vaced_target *t, int h)
+{
+    return t->l0 + (vaced_time_t)h * t->lh;
+}
+
+vaced_time_t vaced_target_copy_time(const struct vaced_target *t, uint64_t bytes)
+{
+    return bytes_time(bytes, t->bmem);
+}
+
+vaced_time_t vaced_target_transfer_time(const struct vaced_target *t, int src,
+                                        int dst, uint64_t bytes)
+{
+    int h = vaced_target_hops(t, src, dst);
+    if (h < 0)
+        return -1;
+    if (h == 0)
+        return bytes_time(bytes, t->bmem);
+    return add_sat(bytes_time(bytes, t->bnet), latency(t, h));
+}
+
+vaced_time_t vaced_target_min_latency(const struct vaced_target *t)
+{
+    return t->min_pos_hops > 0 ? latency(t, t->min_pos_hops) : 0;
+}

@@ -1,0 +1,54 @@
+/* The target machine: its description file, rank-to-node mapping, hop
+ * function and network model (DESIGN.md section 2, paper eqs. 3-5).
+ * The file format is documented in topo/README.md. */
+#ifndef VACED_TARGET_H
+#define VACED_TARGET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "vtime.h"
+
+struct vaced_target; /* opaque */
+
+/* MPICH's eager/rendezvous switch, used when the file does not set one. */
+#define VACED_DEFAULT_EAGER_THRESHOLD 131072u
+
+/* Parse a description file for a job of nranks ranks. On error return
+ * non-zero, set *out to NULL and write "FILE:LINE: reason" (or
+ * "FILE: reason" when no line applies) into err (if err and errlen > 0). */
+int vaced_target_load(const char *path, int nranks, struct vaced_target **out,
+                      char *err, size_t errlen);
+void vaced_target_free(struct vaced_target *t);
+
+const char *vaced_target_name(const struct vaced_target *t);
+int vaced_target_cores(const struct vaced_target *t);
+int vaced_target_nodes(const struct vaced_target *t);  /* ceil(cores / cores_per_node) */
+int vaced_target_nranks(const struct vaced_target *t); /* the job size given at load */
+uint64_t vaced_target_eager_threshold(const struct vaced_target *t); /* bytes */
+
+/* Node a rank runs on (0-based), -1 when rank is out of range. */
+int vaced_target_node_of(const struct vaced_target *t, int rank);
+
+/* Hops between two ranks: 0 when on the same node (and for src == dst),
+ * -1 when a rank is out of range. O(levels), no allocation. */
+int vaced_target_hops(const struct vaced_target *t, int src_rank, int dst_rank);
+
+/* Network model (netmodel.c). Times are target picoseconds; results that
+ * would exceed INT64_MAX saturate there. */
+
+/* s / Bmem: copying bytes between buffers on one node. */
+vaced_time_t vaced_target_copy_time(const struct vaced_target *t, uint64_t bytes);
+
+/* L(s, hop(src, dst)) of eq. 4: s/Bnet + l0 + h*lh when h > 0, s/Bmem when
+ * h == 0. -1 when a rank is out of range. */
+vaced_time_t vaced_target_transfer_time(const struct vaced_target *t, int src,
+                                        int dst, uint64_t bytes);
+
+/* Smallest L(0, h) = l0 + h*lh over the hop counts h > 0 that occur between
+ * two nodes of the target (not only the job's nodes, so it is a safe lower
+ * bound for lookahead). 0 when no two nodes are a positive hop count apart
+ * (a single-node target, or hops all 0). */
+vaced_time_t vaced_target_min_latency(const struct vaced_target *t);
+
+#endif

@@ -1,0 +1,93 @@
+/* Internals shared by the target parser files; not part of the API.
+ * Adding a topology = writing one vaced_topo_ops (see topo_hierarchy.c)
+ * and listing it in target.c's topology table. */
+#ifndef VACED_TARGET_IMPL_H
+#define VACED_TARGET_IMPL_H
+
+#include "target.h"
+
+#define VACED_LINE_MAX 1024 /* buffer per line, so lines hold at most 1023 characters */
+#define VACED_KEY_MAX 32    /* key buffer; longer keys cannot be known keys */
+#define VACED_CFG_MAX 64    /* distinct known keys, across all topologies */
+
+/* One `key = value` line, comment stripped and value trimmed. */
+struct vaced_entry {
+    char key[VACED_KEY_MAX];
+    char val[VACED_LINE_MAX];
+    int line;
+};
+
+/* The file's lines, checked for syntax, known keys and duplicates only. */
+struct vaced_cfg {
+    const char *path;
+    char *err;
+    size_t errlen;
+    int n;
+    struct vaced_entry ent[VACED_CFG_MAX];
+};
+
+/* topofile.c */
+/* Read path into c. known() says whether a key exists at all. */
+int vaced_cfg_read(struct vaced_cfg *c, int (*known)(const char *key));
+/* Entry for key, NULL when the file does not set it. */
+const struct vaced_entry *vaced_cfg_get(const struct vaced_cfg *c, const char *key);
+/* Like vaced_cfg_get, but a missing key is an error. */
+const struct vaced_entry *vaced_cfg_need(const struct vaced_cfg *c, const char *key);
+/* Write "path:line: msg" (line <= 0: "path: msg") to c->err; returns -1. */
+int vaced_cfg_error(const struct vaced_cfg *c, int line, const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 3, 4)))
+#endif
+    ;
+
+/* units.c: values of one entry; each returns 0 or reports and returns -1. */
+int vaced_parse_count(const struct vaced_cfg *c, const struct vaced_entry *e,
+                      long min, long max, long *out);
+/* Whitespace-separated counts in [min, max]; *n gets how many (0 allowed). */
+int vaced_parse_count_list(const struct vaced_cfg *c, const struct vaced_entry *e,
+                           long min, long max, int *out, int maxn, int *n);
+int vaced_parse_bandwidth(const struct vaced_cfg *c, const struct vaced_entry *e,
+                          double *bytes_per_s);
+int vaced_parse_time(const struct vaced_cfg *c, const struct vaced_entry *e,
+                     vaced_time_t *ps);
+int vaced_parse_size(const struct vaced_cfg *c, const struct vaced_entry *e,
+                     uint64_t *bytes);
+
+/* Upper bounds that keep l0 + h*lh far from int64 overflow in picoseconds. */
+#define VACED_MAX_HOPS 1000
+#define VACED_MAX_TIME_PS (1000LL * VACED_PS_PER_S) /* 1000 s */
+
+enum vaced_mapping { VACED_MAP_BLOCK, VACED_MAP_ROUND_ROBIN };
+
+/* mapping.c: fill node_of_rank[0..nranks-1] for the target's nodes. */
+void vaced_map_ranks(enum vaced_mapping m, int nranks, int cores,
+                     int cores_per_node, int *node_of_rank);
+
+struct vaced_target;
+
+struct vaced_topo_ops {
+    const char *name;        /* the `topology =` value */
+    const char *const *keys; /* keys it owns, NULL-terminated */
+    /* Parse own keys from c; t's general fields and node_of_rank are set.
+     * Sets t->topo_data and t->min_pos_hops. */
+    int (*setup)(struct vaced_target *t, const struct vaced_cfg *c);
+    int (*hops)(const void *data, int node_a, int node_b); /* hot path */
+    void (*free)(void *data);
+};
+
+extern const struct vaced_topo_ops vaced_topo_hierarchy;
+
+struct vaced_target {
+    char *name;
+    int cores, cores_per_node, nnodes, nranks;
+    uint64_t eager_threshold;
+    double bmem, bnet;      /* bytes per second */
+    vaced_time_t l0, lh;    /* latency, latency_per_hop in ps */
+    enum vaced_mapping mapping;
+    int *node_of_rank;      /* per rank: node ids are all the hop rules need */
+    const struct vaced_topo_ops *topo;
+    void *topo_data;
+    int min_pos_hops;       /* smallest h > 0 between two target nodes, 0 if none */
+};
+
+#endif
