@@ -1,0 +1,353 @@
+/* CPU time of the calling thread: source selection and the hot read. */
+#define _GNU_SOURCE
+#include "cputime.h"
+#include "cputime_perf.h"
+
+#include <pthread.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define NSRC 3
+#define CHECK_BUSY_NS 1000000  /* dwarfs read costs, keeps init short */
+#define CHECK_SLEEP_NS 300000  /* a wall-time clock would gain all of it */
+#define CALIB_ROUNDS 4
+#define CALIB_READS 50
+/* Auto keeps the thread clock (the reference, which excludes steal time)
+ * unless a perf source is clearly cheaper, not just cheaper within noise. */
+#define AUTO_PERF_GAIN 0.8
+
+struct tstate {
+    enum vaced_cpu_source src;
+    int64_t base; /* added to perf readings to put them on the thread clock's scale */
+    int64_t last; /* last value returned, so reads never go back */
+    struct vaced_perf_ev ev;
+};
+
+/* Zero state = thread clock: a thread that never called init still reads right. */
+static _Thread_local struct tstate ts;
+
+/* Keeps busy loops and calibration reads from being optimised away. */
+static _Thread_local volatile int64_t sink;
+
+static pthread_once_t reg_once = PTHREAD_ONCE_INIT;
+static pthread_key_t exit_key;
+
+static inline int64_t clock_ns(clockid_t c)
+{
+    struct timespec t;
+
+    clock_gettime(c, &t);
+    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+static inline int64_t thread_ns(void) { return clock_ns(CLOCK_THREAD_CPUTIME_ID); }
+
+/* Unscaled reading of source s for this thread; -1 if the event failed. */
+static inline int64_t raw_ns(enum vaced_cpu_source s)
+{
+    int64_t v;
+
+    switch (s) {
+    case VACED_CPU_PERF_MMAP:
+        v = vaced_perf_mmap_ns(&ts.ev);
+        return v >= 0 ? v : vaced_perf_read_ns(&ts.ev); /* same clock, slower */
+    case VACED_CPU_PERF_READ:
+        return vaced_perf_read_ns(&ts.ev);
+    default:
+        return thread_ns();
+    }
+}
+
+int64_t vaced_cputime_ns(void)
+{
+    struct tstate *t = &ts;
+    int64_t v;
+
+    if (t->src == VACED_CPU_THREAD) {
+        v = thread_ns();
+    } else {
+        v = raw_ns(t->src);
+        if (v < 0) {
+            t->src = VACED_CPU_THREAD; /* event broke: the thread clock is always there */
+            v = thread_ns();
+        } else {
+            v += t->base;
+        }
+    }
+    if (v < t->last)
+        return t->last;
+    t->last = v;
+    return v;
+}
+
+const char *vaced_cputime_source_name(enum vaced_cpu_source s)
+{
+    switch (s) {
+    case VACED_CPU_THREAD: return "thread";
+    case VACED_CPU_PERF_MMAP: return "perf-mmap";
+    case VACED_CPU_PERF_READ: return "perf-read";
+    }
+    return "unknown";
+}
+
+enum vaced_cpu_source vaced_cputime_source(void) { return ts.src; }
+
+static void on_thread_exit(void *p)
+{
+    (void)p;
+    vaced_cputime_fini();
+}
+
+/* The child's copy of the event still counts the parent's thread. */
+static void on_fork_child(void)
+{
+    vaced_perf_close(&ts.ev);
+    memset(&ts, 0, sizeof ts);
+}
+
+static void register_hooks(void)
+{
+    pthread_key_create(&exit_key, on_thread_exit);
+    pthread_atfork(NULL, NULL, on_fork_child);
+}
+
+void vaced_cputime_fini(void)
+{
+    if (ts.ev.open) {
+        vaced_perf_close(&ts.ev);
+        pthread_setspecific(exit_key, NULL);
+    }
+    memset(&ts, 0, sizeof ts);
+}
+
+/* Make s this thread's source, offset onto the thread clock. */
+static void use_source(enum vaced_cpu_source s)
+{
+    int64_t a, p, b;
+
+    ts.src = s;
+    ts.last = 0;
+    ts.base = 0;
+    if (s == VACED_CPU_THREAD) {
+        vaced_perf_close(&ts.ev);
+        return;
+    }
+    a = thread_ns();
+    p = raw_ns(s);
+    b = thread_ns();
+    ts.base = a + (b - a) / 2 - p;
+    pthread_setspecific(exit_key, &ts); /* any non-NULL value arms the destructor */
+}
+
+/* Append a "; "-separated note to a reason buffer. */
+static void note(char *buf, size_t n, const char *fmt, ...)
+{
+    size_t len = strlen(buf);
+    va_list ap;
+
+    if (len + 3 >= n)
+        return;
+    if (len) {
+        memcpy(buf + len, "; ", 3);
+        len += 2;
+    }
+    va_start(ap, fmt);
+    vsnprintf(buf + len, n - len, fmt, ap);
+    va_end(ap);
+}
+
+/* Clears ok[s] for each perf source that does not track the thread clock:
+ * same advance over a busy loop, none across a sleep. Both candidates are
+ * read inside one pair of thread-clock reads, so one check serves both. */
+static void self_check(int ok[NSRC], char *buf, size_t n)
+{
+    struct timespec sl = { 0, CHECK_SLEEP_NS };
+    int64_t t0, t1, dt, dp, p0[NSRC], p1[NSRC];
+    int s, i;
+
+    t0 = thread_ns();
+    for (s = 1; s < NSRC; s++)
+        p0[s] = ok[s] ? raw_ns(s) : 0;
+    do {
+        for (i = 0; i < 1000; i++)
+            sink += i;
+    } while (thread_ns() - t0 < CHECK_BUSY_NS);
+    for (s = NSRC - 1; s >= 1; s--)
+        p1[s] = ok[s] ? raw_ns(s) : 0;
+    t1 = thread_ns();
+    dt = t1 - t0;
+    for (s = 1; s < NSRC; s++) {
+        if (!ok[s])
+            continue;
+        dp = p1[s] - p0[s];
+        if (p0[s] < 0 || p1[s] < 0) {
+            note(buf, n, "%s: read failed", vaced_cputime_source_name(s));
+            ok[s] = 0;
+        } else if (llabs(dp - dt) > dt / 32 + 20000) {
+            note(buf, n, "%s: %.3f ms vs thread clock %.3f ms over a busy loop (steal time?)",
+                 vaced_cputime_source_name(s), dp / 1e6, dt / 1e6);
+            ok[s] = 0;
+        }
+    }
+
+    t0 = thread_ns();
+    for (s = 1; s < NSRC; s++)
+        p0[s] = ok[s] ? raw_ns(s) : 0;
+    nanosleep(&sl, NULL);
+    for (s = NSRC - 1; s >= 1; s--)
+        p1[s] = ok[s] ? raw_ns(s) : 0;
+    t1 = thread_ns();
+    for (s = 1; s < NSRC; s++) {
+        dp = p1[s] - p0[s];
+        if (ok[s] && (p1[s] < 0 || dp - (t1 - t0) > CHECK_SLEEP_NS / 3)) {
+            note(buf, n, "%s: advanced %.3f ms across a %.3f ms sleep",
+                 vaced_cputime_source_name(s), dp / 1e6, CHECK_SLEEP_NS / 1e6);
+            ok[s] = 0;
+        }
+    }
+}
+
+/* ns per read of each used source: best of interleaved rounds, so a
+ * preemption in one round does not decide. */
+static void calibrate(const int use[NSRC], double cost[NSRC])
+{
+    int64_t a;
+    int r, s, i;
+
+    for (s = 0; s < NSRC; s++)
+        cost[s] = 1e30;
+    for (r = 0; r < CALIB_ROUNDS; r++) {
+        for (s = 0; s < NSRC; s++) {
+            if (!use[s])
+                continue;
+            a = clock_ns(CLOCK_MONOTONIC);
+            for (i = 0; i < CALIB_READS; i++)
+                sink += raw_ns(s);
+            double c = (double)(clock_ns(CLOCK_MONOTONIC) - a) / CALIB_READS;
+            if (c < cost[s])
+                cost[s] = c;
+        }
+    }
+}
+
+enum want { W_AUTO, W_THREAD, W_PERF, W_MMAP, W_READ, W_UNKNOWN };
+
+static enum want parse(const char *request, char *buf, size_t n)
+{
+    const char *from = "request";
+
+    if (!request) {
+        request = getenv("VACED_CPUTIME");
+        from = "VACED_CPUTIME";
+    }
+    if (!request || !*request || !strcmp(request, "auto"))
+        return W_AUTO;
+    if (!strcmp(request, "thread"))
+        return W_THREAD;
+    if (!strcmp(request, "perf"))
+        return W_PERF;
+    if (!strcmp(request, "perf-mmap"))
+        return W_MMAP;
+    if (!strcmp(request, "perf-read"))
+        return W_READ;
+    note(buf, n, "unknown %s '%.40s' (want auto|thread|perf|perf-mmap|perf-read)", from, request);
+    return W_UNKNOWN;
+}
+
+/* Auto: drop perf sources not clearly cheaper than the thread clock, before
+ * the self-check, so a host like this VM spends no time checking them. */
+static void drop_costly(int ok[NSRC], const double cost[NSRC], char *buf, size_t n)
+{
+    for (int s = 1; s < NSRC; s++) {
+        if (ok[s] && cost[s] >= AUTO_PERF_GAIN * cost[VACED_CPU_THREAD]) {
+            note(buf, n, "%s: %.0f ns/read vs thread %.0f", vaced_cputime_source_name(s),
+                 cost[s], cost[VACED_CPU_THREAD]);
+            ok[s] = 0;
+        }
+    }
+}
+
+/* The cheapest perf source still standing, else the thread clock. */
+static enum vaced_cpu_source pick(const int ok[NSRC], const double cost[NSRC])
+{
+    enum vaced_cpu_source best = VACED_CPU_THREAD;
+
+    for (int s = 1; s < NSRC; s++)
+        if (ok[s] && (best == VACED_CPU_THREAD || cost[s] < cost[best]))
+            best = s;
+    return best;
+}
+
+enum vaced_cpu_source vaced_cputime_init(const char *request, char *why, size_t whylen)
+{
+    char buf[320] = "";
+    int ok[NSRC] = { 1, 0, 0 };
+    double cost[NSRC] = { 0, 0, 0 };
+    enum vaced_cpu_source got = VACED_CPU_THREAD;
+    int first; /* the request's first choice; -1: none, always explain */
+    enum want w;
+    char r[160];
+
+    pthread_once(&reg_once, register_hooks);
+    vaced_cputime_fini();
+    w = parse(request, buf, sizeof buf);
+    first = w == W_UNKNOWN ? -1 : w == W_THREAD ? VACED_CPU_THREAD
+        : w == W_READ ? VACED_CPU_PERF_READ : VACED_CPU_PERF_MMAP;
+    if (w != W_THREAD && w != W_UNKNOWN) {
+        ok[VACED_CPU_PERF_MMAP] = w != W_READ;
+        ok[VACED_CPU_PERF_READ] = w != W_MMAP;
+        if (vaced_perf_open(&ts.ev, r, sizeof r) < 0) {
+            note(buf, sizeof buf, "perf: %s", r);
+            ok[1] = ok[2] = 0;
+        } else if (ok[VACED_CPU_PERF_MMAP] && !vaced_perf_mmap_usable(&ts.ev, r, sizeof r)) {
+            note(buf, sizeof buf, "perf-mmap: %s", r);
+            ok[VACED_CPU_PERF_MMAP] = 0;
+        }
+        if ((ok[1] || ok[2]) && (w == W_AUTO || w == W_PERF))
+            calibrate(ok, cost);
+        if (w == W_AUTO)
+            drop_costly(ok, cost, buf, sizeof buf);
+        if (ok[1] || ok[2])
+            self_check(ok, buf, sizeof buf);
+        got = pick(ok, cost);
+    }
+    use_source(got);
+    if ((int)got != first)
+        note(buf, sizeof buf, "using %s", vaced_cputime_source_name(got));
+    else
+        buf[0] = '\0';
+    if (why && whylen)
+        snprintf(why, whylen, "%s", buf);
+    return got;
+}
+
+int vaced_cputime_force(enum vaced_cpu_source s, char *why, size_t whylen)
+{
+    char r[160] = "";
+
+    pthread_once(&reg_once, register_hooks);
+    vaced_cputime_fini();
+    if (s != VACED_CPU_THREAD) {
+        if (s != VACED_CPU_PERF_MMAP && s != VACED_CPU_PERF_READ) {
+            snprintf(r, sizeof r, "unknown source %d", (int)s);
+            goto fail;
+        }
+        if (vaced_perf_open(&ts.ev, r, sizeof r) < 0)
+            goto fail;
+        if (s == VACED_CPU_PERF_MMAP && !vaced_perf_mmap_usable(&ts.ev, r, sizeof r)) {
+            vaced_perf_close(&ts.ev);
+            goto fail;
+        }
+    }
+    use_source(s);
+    if (why && whylen)
+        why[0] = '\0';
+    return 0;
+fail:
+    if (why && whylen)
+        snprintf(why, whylen, "%s", r);
+    return -1;
+}
