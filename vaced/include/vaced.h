@@ -1,0 +1,113 @@
+/* vaced.h: the one header the MPICH patches include.
+ *
+ * The simulator keeps, per rank, the virtual target time tV and the CPU time
+ * t1 at which the running compute segment began.  Every hook below is an
+ * event of the VACED model (paper section 3.2): compute segments are timed by
+ * host CPU time, communication activities by the target network model.
+ *
+ * Times are target picoseconds (int64).  All functions are cheap no-ops when
+ * the simulation is not running (before the end of MPI_Init, after the start
+ * of MPI_Finalize), so hooks need no guards of their own.
+ */
+#ifndef VACED_H_INCLUDED
+#define VACED_H_INCLUDED
+
+#include <stddef.h>
+#include <stdint.h>
+
+typedef int64_t vaced_time_t; /* target picoseconds; same typedef as src/vtime.h (C11 allows the repeat) */
+
+#define VACED_TIME_UNSET ((vaced_time_t) -1)
+
+/* Non-zero between simulation start and end. */
+extern int vaced_running;
+
+/* --- Simulation start and end (events E_start, E_end) ------------------ */
+
+/* Loads the target named by $VACED_TARGET for a job of `size` ranks and
+ * starts the virtual clock at 0.  Returns 0, or non-zero after printing
+ * "vaced: FILE:LINE: reason" to stderr (the caller aborts the job). */
+int vaced_sim_start(int rank, int size);
+
+/* Stops the clock: tV is now this rank's prediction.  Prints the rank line
+ * unless $VACED_QUIET is set.  Fills out[VACED_SUMMARY_LEN] for the gather
+ * that rank 0 reports from. */
+#define VACED_SUMMARY_LEN 3 /* total, compute, communication, in seconds */
+void vaced_sim_end(double out[VACED_SUMMARY_LEN]);
+
+/* Rank 0 only: all ranks' summaries (size * VACED_SUMMARY_LEN doubles, rank
+ * order).  Prints the program line and writes $VACED_JSON if set.  Returns 0,
+ * or non-zero when the JSON file could not be written (already reported). */
+int vaced_report_job(const double *all, int size);
+
+/* Frees what the simulator holds (after the report). */
+void vaced_shutdown(void);
+
+/* --- Compute segment boundaries ---------------------------------------- */
+
+/* A communication activity starts / ends.  Nested activities fold into the
+ * outermost one, so the clock is read once at each real boundary. */
+void vaced_activity_begin(void);
+void vaced_activity_end(void);
+
+/* tV as of the last event (no clock read). */
+vaced_time_t vaced_now(void);
+
+/* MPI_Wtime: tV plus the running compute segment, in seconds. */
+double vaced_wtime(void);
+double vaced_wtick(void);
+
+/* --- Messages (eqs. 3 and 4) ------------------------------------------- */
+
+/* Stamps an outgoing protocol message of `bytes` payload bytes to
+ * comm-world rank `dest` and returns its target arrival time ta(m).
+ * The send time is the time of the message being handled, when the send is
+ * a response made inside a handler (vaced_handle_begin), else tV.  A DATA
+ * message (is_data) outside a handler advances tV by the copy s/Bmem.
+ * *tr (if not NULL) receives tr(m) = ts + s/Bmem. */
+vaced_time_t vaced_send_stamp(int dest, uint64_t bytes, int is_data, vaced_time_t *tr);
+
+/* s/Bmem on the target. */
+vaced_time_t vaced_copy_time(uint64_t bytes);
+
+/* --- Handling received messages (Algorithm 3) -------------------------- */
+
+/* A message that arrives on the target at `ta` is being handled now; returns
+ * the target time ttemp at which the target handles it, and makes it the send
+ * time of any response until vaced_handle_end().  With ta == VACED_TIME_UNSET
+ * (an unstamped packet) the handling time is tV. */
+vaced_time_t vaced_handle_begin(vaced_time_t ta);
+void vaced_handle_end(void);
+
+/* A receive post answers a message that was already in the unexpected
+ * queue (eager-sync ACK, rendezvous CTS): responses leave at max(tV, ta),
+ * since the target cannot answer a message before it arrives.  Begins a
+ * communication activity; vaced_respond_end() may be called even when no
+ * vaced_respond_begin() was. */
+void vaced_respond_begin(vaced_time_t ta);
+void vaced_respond_end(void);
+
+/* Completion time of a receive whose DATA (bytes) arrives at `ta`:
+ * the handling time of `ta` plus the copy to the user buffer. */
+vaced_time_t vaced_recv_done(vaced_time_t ta, uint64_t bytes);
+
+/* DATA found in the unexpected queue when its receive is posted (ADR):
+ * if it has arrived on the target by tV, the copy happens now and advances
+ * tV; returns the completion time, or VACED_TIME_UNSET when it arrives
+ * later and the receive completes in a later wait. */
+vaced_time_t vaced_recv_found(vaced_time_t ta, uint64_t bytes);
+
+/* --- Waits (Algorithm 2) ----------------------------------------------- */
+
+/* A waiting activity starts.  Nested waits fold into the outermost. */
+void vaced_wait_begin(void);
+/* One awaited communication completes at target time `done`. */
+void vaced_wait_complete(vaced_time_t done);
+/* The wait ends at max(AWTstart, latest completion). */
+void vaced_wait_end(void);
+
+/* A request found complete without a wait (e.g. MPI_Wait on a completed
+ * request): tV becomes at least `done`. */
+void vaced_complete_now(vaced_time_t done);
+
+#endif

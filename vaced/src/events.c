@@ -1,0 +1,132 @@
+/* Communication activities: message stamps (eqs. 3, 4), handling times and
+ * waits (Algorithms 2, 3).  Callers bracket these with activity begin/end
+ * where the host does real work, so tV is current when they run. */
+#include "state.h"
+
+vaced_time_t vaced_copy_time(uint64_t bytes)
+{
+    return vaced_target_copy_time(vaced_st.target, bytes);
+}
+
+vaced_time_t vaced_send_stamp(int dest, uint64_t bytes, int is_data, vaced_time_t *tr)
+{
+    if (!vaced_running)
+        return VACED_TIME_UNSET;
+    struct vaced_waits *w = &vaced_st.waits;
+    vaced_time_t ts = w->handling ? w->handle_ts : vaced_st.tv;
+    vaced_time_t copy = vaced_copy_time(bytes);
+    if (tr)
+        *tr = ts + copy;
+    /* The sender only pays the copy into its send buffer; a response sent
+     * from a handler is accounted by the wait that handles it. */
+    if (is_data && !w->handling)
+        vaced_st.tv += copy;
+    return ts + copy + vaced_target_transfer_time(vaced_st.target, vaced_st.rank, dest, bytes);
+}
+
+/* Start of the current progress point: the running wait, or now. */
+static vaced_time_t progress_start(void)
+{
+    return vaced_st.waits.depth > 0 ? vaced_st.waits.start : vaced_st.tv;
+}
+
+vaced_time_t vaced_handle_begin(vaced_time_t ta)
+{
+    if (!vaced_running)
+        return ta;
+    vaced_activity_begin();
+    struct vaced_waits *w = &vaced_st.waits;
+    vaced_time_t cur = progress_start();
+    vaced_time_t t = ta == VACED_TIME_UNSET ? cur : vaced_waits_handle_time(w, cur, ta);
+    w->handling = 1;
+    w->handle_ts = t;
+    return t;
+}
+
+void vaced_handle_end(void)
+{
+    if (!vaced_running)
+        return;
+    vaced_st.waits.handling = 0;
+    vaced_activity_end();
+}
+
+void vaced_respond_begin(vaced_time_t ta)
+{
+    if (!vaced_running)
+        return;
+    vaced_activity_begin();
+    struct vaced_waits *w = &vaced_st.waits;
+    w->responding = w->handling = 1;
+    w->handle_ts = ta == VACED_TIME_UNSET ? vaced_st.tv : vaced_time_max(vaced_st.tv, ta);
+}
+
+void vaced_respond_end(void)
+{
+    struct vaced_waits *w = &vaced_st.waits;
+    if (!vaced_running || !w->responding)
+        return;
+    w->responding = w->handling = 0;
+    vaced_activity_end();
+}
+
+vaced_time_t vaced_recv_done(vaced_time_t ta, uint64_t bytes)
+{
+    if (!vaced_running || ta == VACED_TIME_UNSET)
+        return VACED_TIME_UNSET;
+    return vaced_waits_handle_time(&vaced_st.waits, progress_start(), ta) + vaced_copy_time(bytes);
+}
+
+vaced_time_t vaced_recv_found(vaced_time_t ta, uint64_t bytes)
+{
+    if (!vaced_running || ta == VACED_TIME_UNSET || ta > vaced_st.tv)
+        return VACED_TIME_UNSET;
+    vaced_st.tv += vaced_copy_time(bytes);      /* ADR: E_DR^end */
+    return vaced_st.tv;
+}
+
+void vaced_wait_begin(void)
+{
+    if (!vaced_running)
+        return;
+    vaced_activity_begin();
+    struct vaced_waits *w = &vaced_st.waits;
+    if (w->depth++ == 0)
+        w->start = w->done = vaced_st.tv;      /* AWTstart = tV */
+}
+
+void vaced_wait_complete(vaced_time_t done)
+{
+    struct vaced_waits *w = &vaced_st.waits;
+    if (!vaced_running || done == VACED_TIME_UNSET)
+        return;
+    if (w->depth == 0) {
+        vaced_complete_now(done);
+        return;
+    }
+    if (done > w->done)
+        w->done = done;
+}
+
+void vaced_wait_end(void)
+{
+    if (!vaced_running)
+        return;
+    struct vaced_waits *w = &vaced_st.waits;
+    if (--w->depth == 0) {
+        vaced_st.tv = vaced_time_max(w->start, w->done);       /* AWTend */
+        vaced_waits_record(w, w->start, vaced_st.tv);
+    }
+    vaced_activity_end();
+}
+
+void vaced_complete_now(vaced_time_t done)
+{
+    /* tV only grows, so a completion at or before the last event's tV
+     * needs no clock read. */
+    if (!vaced_running || done == VACED_TIME_UNSET || done <= vaced_st.tv)
+        return;
+    vaced_wait_begin();
+    vaced_wait_complete(done);
+    vaced_wait_end();
+}

@@ -1,0 +1,110 @@
+/* Simulation start and end (events E_start and E_end) and the reports. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "state.h"
+#include "report.h"
+
+#ifndef VACED_TOPO_DIR
+#define VACED_TOPO_DIR "topo"
+#endif
+#define VACED_DEFAULT_TARGET "paper-1024"
+
+/* $VACED_TARGET is a path when it names a file, else a name looked up as
+ * NAME.topo in $VACED_TOPO_DIR and then in the installed topo directory. */
+static int resolve_target(const char *spec, char *path, size_t len)
+{
+    if (strchr(spec, '/')) {
+        snprintf(path, len, "%s", spec);
+        return 0;
+    }
+    const char *dirs[] = { getenv("VACED_TOPO_DIR"), VACED_TOPO_DIR };
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+        if (!dirs[i])
+            continue;
+        snprintf(path, len, "%s/%s.topo", dirs[i], spec);
+        FILE *f = fopen(path, "r");
+        if (f) {
+            fclose(f);
+            return 0;
+        }
+    }
+    snprintf(path, len, "%s", spec);
+    return -1;
+}
+
+int vaced_sim_start(int rank, int size)
+{
+    char err[1024];
+    const char *spec = getenv("VACED_TARGET");
+    if (!spec || !*spec)
+        spec = VACED_DEFAULT_TARGET;
+    memset(&vaced_st, 0, sizeof vaced_st);
+    vaced_st.rank = rank;
+    vaced_st.size = size;
+    if (resolve_target(spec, vaced_st.target_path, sizeof vaced_st.target_path)) {
+        fprintf(stderr, "vaced: target '%s': no such file, and no %s.topo in $VACED_TOPO_DIR or %s\n",
+                spec, spec, VACED_TOPO_DIR);
+        return 1;
+    }
+    if (vaced_target_load(vaced_st.target_path, size, &vaced_st.target, err, sizeof err)) {
+        fprintf(stderr, "vaced: %s\n", err);
+        return 1;
+    }
+    char why[256] = "";
+    vaced_st.cpu_source = vaced_cputime_init(getenv("VACED_CPUTIME"), why, sizeof why);
+    if (why[0] && rank == 0)
+        fprintf(stderr, "vaced: CPU time source %s: %s\n",
+                vaced_cputime_source_name(vaced_st.cpu_source), why);
+    vaced_waits_reset(&vaced_st.waits);
+    vaced_st.read_cost_ns = vaced_calibrate_read_cost();
+    vaced_st.tv = 0;                            /* E_start: tV = 0; t1 = cpu() */
+    vaced_st.t1_ns = vaced_cputime_ns();
+    vaced_running = 1;
+    return 0;
+}
+
+void vaced_sim_end(double out[VACED_SUMMARY_LEN])
+{
+    if (vaced_running) {
+        vaced_activity_begin();                 /* E_end: tV += t2 - t1 */
+        vaced_running = 0;
+        vaced_st.ended = 1;
+    }
+    struct vaced_rank_summary s = {
+        .rank = vaced_st.rank,
+        .total = vaced_time_to_s(vaced_st.tv),
+        .compute = vaced_time_to_s(vaced_st.compute),
+    };
+    s.communication = s.total - s.compute;
+    if (vaced_st.ended && !getenv_flag("VACED_QUIET"))
+        vaced_print_rank_line(stdout, &s, vaced_st.size);
+    out[0] = s.total;
+    out[1] = s.compute;
+    out[2] = s.communication;
+}
+
+int vaced_report_job(const double *all, int size)
+{
+    struct vaced_job_info job = {
+        .target = vaced_st.target ? vaced_target_name(vaced_st.target) : "?",
+        .target_path = vaced_st.target_path,
+        .cpu_source = vaced_cputime_source_name(vaced_st.cpu_source),
+        .ranks = size,
+    };
+    vaced_print_job_line(stdout, &job, all);
+    const char *json = getenv("VACED_JSON");
+    if (json && *json && vaced_write_json(json, &job, all)) {
+        fprintf(stderr, "vaced: cannot write VACED_JSON file '%s'; the prediction is the line above\n", json);
+        return 1;
+    }
+    return 0;
+}
+
+void vaced_shutdown(void)
+{
+    vaced_running = 0;
+    vaced_target_free(vaced_st.target);
+    vaced_st.target = NULL;
+    vaced_cputime_fini();
+}

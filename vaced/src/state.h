@@ -1,0 +1,31 @@
+/* The per-rank simulator state shared by the core's source files.
+ * One instance per MPI process: MPICH's global lock serialises the hooks. */
+#ifndef VACED_STATE_H
+#define VACED_STATE_H
+
+#include "vaced.h"
+#include "vtime.h"
+#include "target.h"
+#include "cputime.h"
+#include "waits.h"
+
+struct vaced_state {
+    int rank, size;
+    vaced_time_t tv;            /* virtual target time of the last event */
+    int64_t t1_ns;              /* CPU time when the running compute segment began */
+    int64_t read_cost_ns;       /* CPU time one clock read adds to a segment */
+    int depth;                  /* nesting of communication activities */
+    vaced_time_t compute;       /* sum of compute segments, for the split */
+    int ended;                  /* E_end happened: tv is the prediction */
+    struct vaced_target *target;
+    enum vaced_cpu_source cpu_source;
+    char target_path[512];
+    struct vaced_waits waits;
+};
+
+extern struct vaced_state vaced_st;
+
+/* Minimum CPU time between two consecutive clock reads. */
+int64_t vaced_calibrate_read_cost(void);
+
+#endif

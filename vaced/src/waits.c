@@ -1,0 +1,45 @@
+#include "waits.h"
+
+void vaced_waits_reset(struct vaced_waits *w)
+{
+    w->head = w->count = 0;
+    w->depth = 0;
+    w->start = w->done = 0;
+    w->handling = 0;
+    w->responding = 0;
+    w->handle_ts = 0;
+}
+
+static const struct vaced_span *span_at(const struct vaced_waits *w, unsigned i)
+{
+    return &w->hist[(w->head + i) % VACED_WAIT_HISTORY];
+}
+
+void vaced_waits_record(struct vaced_waits *w, vaced_time_t start, vaced_time_t end)
+{
+    if (w->count == VACED_WAIT_HISTORY) {
+        w->head = (w->head + 1) % VACED_WAIT_HISTORY;
+        w->count--;
+    }
+    w->hist[(w->head + w->count) % VACED_WAIT_HISTORY] = (struct vaced_span){ start, end };
+    w->count++;
+}
+
+vaced_time_t vaced_waits_handle_time(const struct vaced_waits *w, vaced_time_t cur, vaced_time_t ta)
+{
+    if (ta >= cur || w->count == 0 || ta < span_at(w, 0)->start)
+        return ta;
+    /* Last recorded wait that started at or before ta (binary search). */
+    unsigned lo = 0, hi = w->count - 1;
+    while (lo < hi) {
+        unsigned mid = lo + (hi - lo + 1) / 2;
+        if (span_at(w, mid)->start <= ta)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    if (span_at(w, lo)->end > ta)
+        return ta;      /* arrived while that wait was progressing */
+    /* Arrived during computation: the next progress point handles it. */
+    return lo + 1 < w->count ? span_at(w, lo + 1)->start : cur;
+}

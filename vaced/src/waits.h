@@ -1,0 +1,34 @@
+/* Wait history and handling times: the paper's Algorithms 2 and 3.
+ * Pure data structure over target times, unit-tested without a clock. */
+#ifndef VACED_WAITS_H
+#define VACED_WAITS_H
+
+#include "vtime.h"
+
+/* Completed waits kept for Algorithm 3.  A message whose arrival is older
+ * than the oldest kept wait is handled at its arrival time: with this many
+ * waits of history that only happens to messages held on the host for
+ * thousands of waits, and it bounds memory for runs of any length. */
+#define VACED_WAIT_HISTORY 4096
+
+struct vaced_span { vaced_time_t start, end; };
+
+struct vaced_waits {
+    struct vaced_span hist[VACED_WAIT_HISTORY]; /* ring, in start order */
+    unsigned head, count;       /* oldest entry, number of entries */
+    int depth;                  /* nesting of the running wait */
+    vaced_time_t start;         /* AWTstart of the running wait */
+    vaced_time_t done;          /* latest completion awaited so far */
+    int handling;               /* inside vaced_handle_begin/end or respond */
+    int responding;             /* inside vaced_respond_begin/end */
+    vaced_time_t handle_ts;     /* ttemp of the message being handled */
+};
+
+void vaced_waits_reset(struct vaced_waits *w);
+/* Records a finished wait [start, end]; starts never decrease. */
+void vaced_waits_record(struct vaced_waits *w, vaced_time_t start, vaced_time_t end);
+/* Algorithm 3, lines 1-13: the target time at which a message arriving at
+ * `ta` is handled, when the current progress point started at `cur`. */
+vaced_time_t vaced_waits_handle_time(const struct vaced_waits *w, vaced_time_t cur, vaced_time_t ta);
+
+#endif
