@@ -16,7 +16,7 @@ MPICH_VERSION=4.0.2
 MPICH_TARBALL=mpich_${MPICH_VERSION}.orig.tar.xz
 MPICH_SHA256=b27039f964afeb6b8a3e009c56b441cbe368c26d6d6476ad3bb7190996875860
 JOBS=${JOBS:-$(nproc)}
-CONFIGURE_ARGS=(--with-device=ch3:sock --enable-fortran=all --disable-romio --disable-doc
+CONFIGURE_ARGS=(--with-device=ch3:sock --enable-fortran=all --disable-romio --disable-doc --disable-static
                 --enable-fast=O2 FFLAGS=-fallow-argument-mismatch FCFLAGS=-fallow-argument-mismatch)
 PACKAGES=(build-essential gfortran libpfm4-dev libhwloc-dev patch xz-utils dpkg-dev rsync
           python3 procps)
@@ -135,7 +135,8 @@ build_vanilla() {
         rm -rf "$BUILD/vanilla-src" && mkdir -p "$BUILD/vanilla-src"
         tar -xf "$TARBALL" -C "$BUILD/vanilla-src" --strip-components=1
     fi
-    MAKE_VARS=() configure_and_install vanilla "$BUILD/vanilla-src" "$BUILD/vanilla-obj" "$prefix"
+    MAKE_VARS=()
+    configure_and_install vanilla "$BUILD/vanilla-src" "$BUILD/vanilla-obj" "$prefix"
     echo "$want" >"$prefix/.vaced-stamp"
     say "vanilla: installed in $prefix"
 }

@@ -42,18 +42,24 @@ int vaced_sim_start(int rank, int size)
     memset(&vaced_st, 0, sizeof vaced_st);
     vaced_st.rank = rank;
     vaced_st.size = size;
+    /* Every rank reads the same description: rank 0 alone says what is wrong. */
     if (resolve_target(spec, vaced_st.target_path, sizeof vaced_st.target_path)) {
-        fprintf(stderr, "vaced: target '%s': no such file, and no %s.topo in $VACED_TOPO_DIR or %s\n",
-                spec, spec, VACED_TOPO_DIR);
+        if (rank == 0)
+            fprintf(stderr, "vaced: target '%s': no such file, and no %s.topo in $VACED_TOPO_DIR or %s\n",
+                    spec, spec, VACED_TOPO_DIR);
         return 1;
     }
     if (vaced_target_load(vaced_st.target_path, size, &vaced_st.target, err, sizeof err)) {
-        fprintf(stderr, "vaced: %s\n", err);
+        if (rank == 0)
+            fprintf(stderr, "vaced: %s\n", err);
         return 1;
     }
+    /* The source is named in the job line; why it is not the cheapest
+     * possible one only matters to a user who asked for another. */
     char why[256] = "";
-    vaced_st.cpu_source = vaced_cputime_init(getenv("VACED_CPUTIME"), why, sizeof why);
-    if (why[0] && rank == 0)
+    const char *request = getenv("VACED_CPUTIME");
+    vaced_st.cpu_source = vaced_cputime_init(request, why, sizeof why);
+    if (why[0] && rank == 0 && request && *request)
         fprintf(stderr, "vaced: CPU time source %s: %s\n",
                 vaced_cputime_source_name(vaced_st.cpu_source), why);
     vaced_waits_reset(&vaced_st.waits);

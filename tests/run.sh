@@ -1,0 +1,80 @@
+#!/usr/bin/env bash
+# The whole test suite: unit tests of vaced/ (no MPICH needed), then MPI
+# integration tests against the patched install, which it first brings up
+# to date with ./build.sh (seconds when nothing changed).
+# Ends with one line "N passed, M failed"; exits non-zero if any failed.
+#
+#   tests/run.sh            everything
+#   tests/run.sh unit       unit tests only (no MPICH build)
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD=$ROOT/build
+TEST_PACKAGES=(libmpich-dev python3)
+passed=0
+failed=0
+
+# Runs one suite that ends with "N passed, M failed" and adds its counts;
+# a suite that dies without that line counts as one failure.
+suite() {
+    local name=$1; shift
+    local log summary
+    log=$(mktemp)
+    echo "== $name"
+    set +e
+    "$@" 2>&1 | tee "$log"
+    set -e
+    summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$log" | tail -n 1 || true)
+    if [ -z "$summary" ]; then
+        echo "FAIL $name: ended without a summary line"
+        failed=$((failed + 1))
+    else
+        passed=$((passed + ${summary%% passed*}))
+        failed=$((failed + $(echo "$summary" | sed -E 's/.* ([0-9]+) failed$/\1/')))
+    fi
+    rm -f "$log"
+}
+
+# Debian's mpicc (for the relinking test) and python3 for the MPI driver.
+install_test_packages() {
+    local missing=()
+    for p in "${TEST_PACKAGES[@]}"; do
+        dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q 'ok installed' || missing+=("$p")
+    done
+    [ ${#missing[@]} -eq 0 ] && return
+    if [ "$(id -u)" -ne 0 ]; then
+        echo "note: missing Debian packages ${missing[*]}: their tests will fail (install them as root)"
+        return
+    fi
+    echo "installing test packages: ${missing[*]}"
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >"$BUILD/apt-tests.log" 2>&1 ||
+        { apt-get update -q >>"$BUILD/apt-tests.log" 2>&1 &&
+          DEBIAN_FRONTEND=noninteractive apt-get install -y -q "${missing[@]}" >>"$BUILD/apt-tests.log" 2>&1; } ||
+        echo "note: could not install ${missing[*]} (see $BUILD/apt-tests.log)"
+}
+
+mkdir -p "$BUILD"
+echo "== building unit tests"
+if make -s -C "$ROOT/vaced" O="$BUILD/vaced" units; then
+    for t in "$BUILD"/vaced/unit/test_*; do
+        [ "${t%.d}" = "$t" ] || continue        # make's dependency files
+        suite "unit: $(basename "$t")" "$t" "$ROOT"
+    done
+else
+    echo "FAIL: unit tests do not build"
+    failed=$((failed + 1))
+fi
+
+if [ "${1:-all}" != unit ]; then
+    echo "== ./build.sh"
+    if "$ROOT/build.sh"; then
+        install_test_packages
+        suite "MPI integration" python3 "$ROOT/tests/mpi/test_predictions.py" "$ROOT"
+    else
+        echo "FAIL: ./build.sh"
+        failed=$((failed + 1))
+    fi
+fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

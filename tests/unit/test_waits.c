@@ -1,0 +1,198 @@
+/* Unit tests of the wait history (Algorithm 3's handling time) and of the
+ * event logic of the virtual clock: message stamps, receive completion,
+ * waits and answers at receive post (Algorithm 2, eqs. 3 and 4).
+ *
+ * The clock's read-cost compensation is set huge so that every compute
+ * segment counts as zero: virtual times are then exact, and each expected
+ * value below is written out from the paper's formulas.
+ *
+ * Run: test_waits REPO_ROOT   (loads topo/paper-16.topo) */
+#include <stdio.h>
+#include <string.h>
+
+#include "check.h"
+#include "state.h"
+
+#define US(x) ((vaced_time_t) ((x) * 1000000LL))     /* microseconds in ps */
+
+static void test_history(void)
+{
+    struct vaced_waits w;
+    vaced_waits_reset(&w);
+    /* no history: a message is handled when it arrives */
+    CHECK_EQ_I64(vaced_waits_handle_time(&w, US(5), US(3)), US(3));
+
+    vaced_waits_record(&w, US(10), US(20));
+    vaced_waits_record(&w, US(30), US(40));
+    vaced_waits_record(&w, US(50), US(50));     /* a test: a zero-length progress point */
+    vaced_time_t cur = US(70);
+    /* arrives during the current progress point, or after it started */
+    CHECK_EQ_I64(vaced_waits_handle_time(&w, cur, US(75)), US(75));
+    CHECK_EQ_I64(vaced_waits_handle_time(&w, cur, US(70)), US(70));
+    /* arrives while an earlier wait was progressing: handled on arrival */
+    CHECK_EQ_I64(vaced_waits_handle_time(&w, cur, US(15)), US(15));
+    CHECK_EQ_I64(vaced_waits_handle_time(&w, cur, US(30)), US(30));
+    CHECK_EQ_I64(vaced_waits_handle_time(&w, cur, US(39)), US(39));
+    /* arrives during computation: the next progress point handles it */
+    CHECK_EQ_I64(vaced_waits_handle_time(&w, cur, US(20)), US(30));
+    CHECK_EQ_I64(vaced_waits_handle_time(&w, cur, US(25)), US(30));
+    CHECK_EQ_I64(vaced_waits_handle_time(&w, cur, US(45)), US(50));
+    CHECK_EQ_I64(vaced_waits_handle_time(&w, cur, US(50)), cur);   /* the test at 50 had ended */
+    CHECK_EQ_I64(vaced_waits_handle_time(&w, cur, US(60)), cur);
+    /* older than every kept wait: on arrival */
+    CHECK_EQ_I64(vaced_waits_handle_time(&w, cur, US(5)), US(5));
+
+    /* the ring keeps the newest VACED_WAIT_HISTORY waits */
+    vaced_waits_reset(&w);
+    for (int i = 0; i < VACED_WAIT_HISTORY + 10; i++)
+        vaced_waits_record(&w, US(10 * i), US(10 * i + 5));
+    CHECK_EQ_U64(w.count, VACED_WAIT_HISTORY);
+    vaced_time_t last = US(10 * (VACED_WAIT_HISTORY + 9));
+    CHECK_EQ_I64(vaced_waits_handle_time(&w, last + US(100), last - US(7)), last - US(7));
+    CHECK_EQ_I64(vaced_waits_handle_time(&w, last + US(100), last - US(3)), last);
+    CHECK_EQ_I64(vaced_waits_handle_time(&w, last + US(100), last + US(3)), last + US(3));
+    CHECK_EQ_I64(vaced_waits_handle_time(&w, last + US(100), US(30)), US(30));   /* dropped */
+}
+
+/* paper-16: Bmem 6.38 GB/s, Bnet 4.16 GB/s, l(3) = 15 + 3 * 0.6 us */
+static vaced_time_t copy_ps(double bytes) { return (vaced_time_t) (bytes / 6.38e9 * 1e12 + 0.5); }
+static vaced_time_t net_ps(double bytes) { return (vaced_time_t) (bytes / 4.16e9 * 1e12 + 0.5) + US(16.8); }
+
+static void start(struct vaced_target *t, int rank)
+{
+    memset(&vaced_st, 0, sizeof vaced_st);
+    vaced_st.rank = rank;
+    vaced_st.size = 16;
+    vaced_st.target = t;
+    vaced_st.read_cost_ns = INT64_MAX / 4;    /* every compute segment is 0 */
+    vaced_waits_reset(&vaced_st.waits);
+    vaced_running = 1;
+}
+
+static void test_events(struct vaced_target *t)
+{
+    const vaced_time_t tol = 2;     /* ps of rounding per term */
+    start(t, 0);
+    vaced_st.tv = US(100);
+
+    /* eq. 3: an eager DATA send advances tV by the copy only */
+    vaced_activity_begin();
+    vaced_time_t tr, ta = vaced_send_stamp(1, 100000, 1, &tr);
+    vaced_activity_end();
+    CHECK_NEAR_I64(tr, US(100) + copy_ps(100000), tol);
+    CHECK_NEAR_I64(ta, US(100) + copy_ps(100000) + net_ps(100000), tol);
+    CHECK_NEAR_I64(vaced_now(), US(100) + copy_ps(100000), tol);
+    /* a REQ is header only and does not move tV */
+    vaced_time_t before = vaced_now();
+    vaced_activity_begin();
+    ta = vaced_send_stamp(5, 0, 0, NULL);
+    vaced_activity_end();
+    CHECK_NEAR_I64(ta, before + US(16.8), tol);
+    CHECK_EQ_I64(vaced_now(), before);
+    /* to itself: hop 0, memory copies only */
+    vaced_activity_begin();
+    ta = vaced_send_stamp(0, 1000, 1, &tr);
+    vaced_activity_end();
+    CHECK_NEAR_I64(ta, tr + copy_ps(1000), tol);
+
+    /* Algorithm 2: a wait ends at max(AWTstart, completion) */
+    start(t, 0);
+    vaced_st.tv = US(10);
+    vaced_wait_begin();
+    vaced_wait_complete(US(4));             /* already done on the target */
+    vaced_wait_end();
+    CHECK_EQ_I64(vaced_now(), US(10));
+    vaced_wait_begin();
+    vaced_wait_complete(US(25));
+    vaced_wait_complete(US(18));
+    vaced_wait_complete(VACED_TIME_UNSET);  /* unknown completions are ignored */
+    vaced_wait_end();
+    CHECK_EQ_I64(vaced_now(), US(25));
+    /* nested waits fold into the outer one */
+    vaced_wait_begin();
+    vaced_wait_begin();
+    vaced_wait_complete(US(30));
+    vaced_wait_end();
+    CHECK_EQ_I64(vaced_now(), US(25));
+    vaced_wait_end();
+    CHECK_EQ_I64(vaced_now(), US(30));
+
+    /* Fig. 4: DATA that arrived on the host early completes at its target
+     * arrival plus the copy, in the wait whose span it falls in. */
+    start(t, 0);
+    vaced_waits_record(&vaced_st.waits, US(0), US(10));
+    vaced_waits_record(&vaced_st.waits, US(20), US(30));
+    vaced_st.tv = US(40);
+    vaced_wait_begin();
+    vaced_wait_complete(vaced_recv_done(US(25), 6380));    /* during wait 2 */
+    vaced_wait_end();
+    CHECK_NEAR_I64(vaced_now(), US(40), tol);   /* it was complete before this wait */
+    CHECK_NEAR_I64(vaced_recv_done(US(15), 6380), US(20) + US(1), tol);   /* gap: next wait; 6380 B copy = 1 us */
+    vaced_wait_begin();
+    vaced_wait_complete(vaced_recv_done(US(55), 6380));   /* arrives later: wait for it */
+    vaced_wait_end();
+    CHECK_NEAR_I64(vaced_now(), US(55) + US(1), tol);
+
+    /* a response made while handling a message leaves at its handling
+     * time, and does not move the handler's tV */
+    start(t, 0);
+    vaced_st.tv = US(100);
+    vaced_wait_begin();
+    vaced_time_t handled = vaced_handle_begin(US(150));
+    CHECK_EQ_I64(handled, US(150));
+    ta = vaced_send_stamp(1, 0, 0, NULL);    /* the ACK of a REQ */
+    vaced_handle_end();
+    CHECK_NEAR_I64(ta, US(150) + US(16.8), tol);
+    vaced_handle_begin(US(120));
+    ta = vaced_send_stamp(1, 1000, 1, &tr);  /* the DATA after an ACK */
+    vaced_handle_end();
+    CHECK_NEAR_I64(tr, US(120) + copy_ps(1000), tol);
+    CHECK_EQ_I64(vaced_now(), US(100));
+    vaced_wait_end();
+
+    /* at receive post: answers leave at max(tV, ta); eager DATA that has
+     * arrived is copied now (ADR), DATA still on its way is not */
+    start(t, 0);
+    vaced_st.tv = US(100);
+    vaced_respond_begin(US(130));
+    ta = vaced_send_stamp(1, 0, 0, NULL);
+    vaced_respond_end();
+    CHECK_NEAR_I64(ta, US(130) + US(16.8), tol);
+    vaced_respond_begin(US(70));
+    ta = vaced_send_stamp(1, 0, 0, NULL);
+    vaced_respond_end();
+    CHECK_NEAR_I64(ta, US(100) + US(16.8), tol);
+    vaced_respond_end();                        /* harmless when not begun */
+    CHECK_EQ_I64(vaced_recv_found(US(130), 6380), VACED_TIME_UNSET);
+    CHECK_EQ_I64(vaced_now(), US(100));
+    CHECK_NEAR_I64(vaced_recv_found(US(90), 6380), US(100) + US(1), tol);
+    CHECK_NEAR_I64(vaced_now(), US(100) + US(1), tol);
+
+    /* completions found without a wait move tV forward, never back */
+    vaced_complete_now(US(50));
+    CHECK_NEAR_I64(vaced_now(), US(100) + US(1), tol);
+    vaced_complete_now(US(200));
+    CHECK_EQ_I64(vaced_now(), US(200));
+
+    /* nothing moves once the simulation has ended */
+    vaced_running = 0;
+    vaced_complete_now(US(300));
+    vaced_activity_begin();
+    CHECK_EQ_I64(vaced_send_stamp(1, 100, 1, NULL), VACED_TIME_UNSET);
+    CHECK_EQ_I64(vaced_now(), US(200));
+}
+
+int main(int argc, char **argv)
+{
+    char path[4096], err[512];
+    snprintf(path, sizeof path, "%s/topo/paper-16.topo", argc > 1 ? argv[1] : ".");
+    test_history();
+    struct vaced_target *t = NULL;
+    if (CHECK(vaced_target_load(path, 16, &t, err, sizeof err) == 0)) {
+        test_events(t);
+        vaced_target_free(t);
+    } else {
+        printf("cannot load %s: %s\n", path, err);
+    }
+    return CHECK_REPORT();
+}
