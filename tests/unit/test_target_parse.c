@@ -191,9 +191,9 @@ static void test_value_errors(void)
         {"hierarchy", "1 2 3 4 5 6 7 8 9", "'hierarchy' has more than 8 values"},
         {"hierarchy", "abc", "'hierarchy': expected a whole number, got 'abc'"},
         {"hierarchy", "4 2", "'hops' needs 4 values"}, /* reported on the hops line */
-        {"topology", "", "unknown topology '' (known: hierarchy)"},
+        {"topology", "", "unknown topology '' (known: hierarchy torus3d fattree dragonfly)"},
         {"topology", "Hierarchy", "unknown topology 'Hierarchy'"},
-        {"mapping", "", "unknown mapping '' (known: block round-robin)"},
+        {"mapping", "", "unknown mapping '' (known: block round-robin file)"},
         {"mapping", "Block", "unknown mapping 'Block'"},
         {"name", "", "'name' has no value"},
         {"colour", "blue", "unknown key 'colour'"},

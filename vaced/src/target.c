@@ -9,6 +9,9 @@
 
 static const struct vaced_topo_ops *const topologies[] = {
     &vaced_topo_hierarchy,
+    &vaced_topo_torus3d,
+    &vaced_topo_fattree,
+    &vaced_topo_dragonfly,
     NULL,
 };
 
@@ -86,21 +89,51 @@ static int load_network(struct vaced_target *t, const struct vaced_cfg *c)
     return eg ? vaced_parse_size(c, eg, &t->eager_threshold) : 0;
 }
 
+/* "file PATH" -> PATH (blanks after "file" skipped), else NULL. */
+static const char *file_mapping_path(const char *val)
+{
+    if (strncmp(val, "file", 4) != 0 || (val[4] != '\0' && val[4] != ' ' && val[4] != '\t'))
+        return NULL;
+    val += 4;
+    while (*val == ' ' || *val == '\t')
+        val++;
+    return val;
+}
+
 static int load_mapping(struct vaced_target *t, const struct vaced_cfg *c)
 {
     const struct vaced_entry *e = vaced_cfg_get(c, "mapping");
+    const char *file = e ? file_mapping_path(e->val) : NULL;
     t->mapping = VACED_MAP_BLOCK;
-    if (e && strcmp(e->val, "round-robin") == 0)
+    if (file)
+        t->mapping = VACED_MAP_FILE;
+    else if (e && strcmp(e->val, "round-robin") == 0)
         t->mapping = VACED_MAP_ROUND_ROBIN;
     else if (e && strcmp(e->val, "block") != 0)
         return vaced_cfg_error(c, e->line,
-                               "unknown mapping '%.40s' (known: block round-robin)",
+                               "unknown mapping '%.40s' (known: block round-robin file)",
                                e->val);
+    if (file && *file == '\0')
+        return vaced_cfg_error(c, e->line, "'mapping = file' needs a path (file PATH)");
     t->node_of_rank = malloc((size_t)t->nranks * sizeof *t->node_of_rank);
     if (!t->node_of_rank)
         return vaced_cfg_error(c, 0, "out of memory for %d ranks", t->nranks);
+    if (file)
+        return vaced_map_file(t, c, e, file);
     vaced_map_ranks(t->mapping, t->nranks, t->cores, t->cores_per_node, t->node_of_rank);
     return 0;
+}
+
+int vaced_topo_check_capacity(const struct vaced_target *t, const struct vaced_cfg *c,
+                              const struct vaced_entry *e, const char *what,
+                              long long capacity)
+{
+    if (capacity >= t->nnodes)
+        return 0;
+    return vaced_cfg_error(c, e->line,
+                           "'%s': %s holds %lld nodes, fewer than the target's %d "
+                           "(cores / cores_per_node)",
+                           e->key, what, capacity, t->nnodes);
 }
 
 /* Pick the topology and make sure no key of another topology is set. */
@@ -159,8 +192,8 @@ int vaced_target_load(const char *path, int nranks, struct vaced_target **out,
     }
     t->nranks = nranks;
     if (vaced_cfg_read(c, key_known) || load_name(t, c) || load_cores(t, c) ||
-        load_network(t, c) || load_topology(t, c) || load_mapping(t, c) ||
-        t->topo->setup(t, c))
+        load_network(t, c) || load_topology(t, c) || t->topo->setup(t, c) ||
+        load_mapping(t, c))
         goto done;
     rc = 0;
 done:

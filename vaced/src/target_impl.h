@@ -4,6 +4,8 @@
 #ifndef VACED_TARGET_IMPL_H
 #define VACED_TARGET_IMPL_H
 
+#include <stdio.h>
+
 #include "target.h"
 
 #define VACED_LINE_MAX 1024 /* buffer per line, so lines hold at most 1023 characters */
@@ -39,6 +41,20 @@ int vaced_cfg_error(const struct vaced_cfg *c, int line, const char *fmt, ...)
     __attribute__((format(printf, 3, 4)))
 #endif
     ;
+/* The same for a line of another file (a mapping file) read for c. */
+int vaced_file_error(const struct vaced_cfg *c, const char *path, int line,
+                     const char *fmt, ...)
+#if defined(__GNUC__)
+    __attribute__((format(printf, 4, 5)))
+#endif
+    ;
+/* Read one line (without '\n') into buf. Returns 1 line read, 0 end of
+ * file, -1 longer than cap - 1 characters, -2 read error. */
+int vaced_read_line(FILE *f, char *buf, size_t cap, size_t *len);
+/* Strip a CR, reject control characters (reported as path:lineno), drop the
+ * '#' comment and trim blanks. Returns the content, maybe "", or NULL. */
+char *vaced_clean_line(const struct vaced_cfg *c, const char *path, int lineno,
+                       char *s, size_t len);
 
 /* units.c: values of one entry; each returns 0 or reports and returns -1. */
 int vaced_parse_count(const struct vaced_cfg *c, const struct vaced_entry *e,
@@ -46,6 +62,9 @@ int vaced_parse_count(const struct vaced_cfg *c, const struct vaced_entry *e,
 /* Whitespace-separated counts in [min, max]; *n gets how many (0 allowed). */
 int vaced_parse_count_list(const struct vaced_cfg *c, const struct vaced_entry *e,
                            long min, long max, int *out, int maxn, int *n);
+/* Exactly n counts in [min, max]; otherwise "'key' needs n values (what), got m". */
+int vaced_parse_count_tuple(const struct vaced_cfg *c, const struct vaced_entry *e,
+                            long min, long max, int *out, int n, const char *what);
 int vaced_parse_bandwidth(const struct vaced_cfg *c, const struct vaced_entry *e,
                           double *bytes_per_s);
 int vaced_parse_time(const struct vaced_cfg *c, const struct vaced_entry *e,
@@ -57,18 +76,30 @@ int vaced_parse_size(const struct vaced_cfg *c, const struct vaced_entry *e,
 #define VACED_MAX_HOPS 1000
 #define VACED_MAX_TIME_PS (1000LL * VACED_PS_PER_S) /* 1000 s */
 
-enum vaced_mapping { VACED_MAP_BLOCK, VACED_MAP_ROUND_ROBIN };
+enum vaced_mapping { VACED_MAP_BLOCK, VACED_MAP_ROUND_ROBIN, VACED_MAP_FILE };
 
-/* mapping.c: fill node_of_rank[0..nranks-1] for the target's nodes. */
+/* mapping.c: fill node_of_rank[0..nranks-1] for the target's nodes
+ * (block or round-robin). */
 void vaced_map_ranks(enum vaced_mapping m, int nranks, int cores,
                      int cores_per_node, int *node_of_rank);
 
 struct vaced_target;
 
+/* mapfile.c: `mapping = file PATH` of entry e; fills t->node_of_rank. */
+int vaced_map_file(struct vaced_target *t, const struct vaced_cfg *c,
+                   const struct vaced_entry *e, const char *path);
+
+/* target.c: a topology's network must have a place for every target node;
+ * reports on e's line "'key': <what> holds N nodes, fewer than ...". */
+int vaced_topo_check_capacity(const struct vaced_target *t, const struct vaced_cfg *c,
+                              const struct vaced_entry *e, const char *what,
+                              long long capacity);
+
 struct vaced_topo_ops {
     const char *name;        /* the `topology =` value */
     const char *const *keys; /* keys it owns, NULL-terminated */
-    /* Parse own keys from c; t's general fields and node_of_rank are set.
+    /* Parse own keys from c; t's general fields are set (not yet the
+     * mapping: topology keys are checked before any mapping file is read).
      * Sets t->topo_data and t->min_pos_hops. */
     int (*setup)(struct vaced_target *t, const struct vaced_cfg *c);
     int (*hops)(const void *data, int node_a, int node_b); /* hot path */
@@ -76,6 +107,9 @@ struct vaced_topo_ops {
 };
 
 extern const struct vaced_topo_ops vaced_topo_hierarchy;
+extern const struct vaced_topo_ops vaced_topo_torus3d;
+extern const struct vaced_topo_ops vaced_topo_fattree;
+extern const struct vaced_topo_ops vaced_topo_dragonfly;
 
 struct vaced_target {
     char *name;

@@ -8,18 +8,33 @@
 
 #include "target_impl.h"
 
-int vaced_cfg_error(const struct vaced_cfg *c, int line, const char *fmt, ...)
+static void verror(const struct vaced_cfg *c, const char *path, int line,
+                   const char *fmt, va_list ap)
 {
     if (!c->err || c->errlen == 0)
-        return -1;
-    int k = line > 0 ? snprintf(c->err, c->errlen, "%s:%d: ", c->path, line)
-                     : snprintf(c->err, c->errlen, "%s: ", c->path);
-    if (k >= 0 && (size_t)k < c->errlen) {
-        va_list ap;
-        va_start(ap, fmt);
+        return;
+    int k = line > 0 ? snprintf(c->err, c->errlen, "%s:%d: ", path, line)
+                     : snprintf(c->err, c->errlen, "%s: ", path);
+    if (k >= 0 && (size_t)k < c->errlen)
         vsnprintf(c->err + k, c->errlen - (size_t)k, fmt, ap);
-        va_end(ap);
-    }
+}
+
+int vaced_cfg_error(const struct vaced_cfg *c, int line, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    verror(c, c->path, line, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+int vaced_file_error(const struct vaced_cfg *c, const char *path, int line,
+                     const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    verror(c, path, line, fmt, ap);
+    va_end(ap);
     return -1;
 }
 
@@ -40,9 +55,8 @@ const struct vaced_entry *vaced_cfg_need(const struct vaced_cfg *c, const char *
 }
 
 /* Own line reader rather than fgets: it must see NUL bytes and tell an
- * overlong line from a last line without newline.
- * Returns 1 line read, 0 end of file, -1 too long, -2 read error. */
-static int read_line(FILE *f, char *buf, size_t cap, size_t *len)
+ * overlong line from a last line without newline. */
+int vaced_read_line(FILE *f, char *buf, size_t cap, size_t *len)
 {
     size_t n = 0;
     int ch;
@@ -62,17 +76,17 @@ static int is_blank(char ch) { return ch == ' ' || ch == '\t'; }
 static int is_alpha(char ch) { return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z'); }
 static int is_digit(char ch) { return ch >= '0' && ch <= '9'; }
 
-/* Split one line (length len, may hold NULs) into an entry.
- * Returns 1 entry, 0 nothing on the line, -1 error reported. */
-static int lex_line(struct vaced_cfg *c, int lineno, char *s, size_t len,
-                    int (*known)(const char *key), struct vaced_entry *e)
+char *vaced_clean_line(const struct vaced_cfg *c, const char *path, int lineno,
+                       char *s, size_t len)
 {
     if (len > 0 && s[len - 1] == '\r') /* CRLF files */
         s[--len] = '\0';
     for (size_t i = 0; i < len; i++) {
         unsigned char ch = (unsigned char)s[i];
-        if ((ch < 0x20 && ch != '\t') || ch == 0x7f)
-            return vaced_cfg_error(c, lineno, "control character (byte 0x%02x)", ch);
+        if ((ch < 0x20 && ch != '\t') || ch == 0x7f) {
+            vaced_file_error(c, path, lineno, "control character (byte 0x%02x)", ch);
+            return NULL;
+        }
     }
     char *hash = strchr(s, '#');
     if (hash)
@@ -82,7 +96,18 @@ static int lex_line(struct vaced_cfg *c, int lineno, char *s, size_t len,
     size_t n = strlen(s);
     while (n > 0 && is_blank(s[n - 1]))
         s[--n] = '\0';
-    if (n == 0)
+    return s;
+}
+
+/* Split one line (length len, may hold NULs) into an entry.
+ * Returns 1 entry, 0 nothing on the line, -1 error reported. */
+static int lex_line(struct vaced_cfg *c, int lineno, char *s, size_t len,
+                    int (*known)(const char *key), struct vaced_entry *e)
+{
+    s = vaced_clean_line(c, c->path, lineno, s, len);
+    if (!s)
+        return -1;
+    if (*s == '\0')
         return 0;
 
     if (!is_alpha(*s))
@@ -124,7 +149,7 @@ int vaced_cfg_read(struct vaced_cfg *c, int (*known)(const char *key))
     int rc = 0;
     for (int lineno = 1;; lineno++) {
         size_t len;
-        int r = read_line(f, buf, sizeof buf, &len);
+        int r = vaced_read_line(f, buf, sizeof buf, &len);
         if (r == 0)
             break;
         if (r == -1) {

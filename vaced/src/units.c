@@ -185,12 +185,15 @@ static int scan_count(const struct vaced_cfg *c, const struct vaced_entry *e,
 {
     const char *s = *ps;
     const char *tok = s;
+    int toklen = 0; /* messages quote this value only, not the rest of a list */
+    while (tok[toklen] != '\0' && !is_blank(tok[toklen]) && toklen < 40)
+        toklen++;
     int neg = (*s == '-');
     if (neg)
         s++;
     if (!is_digit(*s))
-        return vaced_cfg_error(c, e->line, "'%s': expected a whole number, got '%.40s'",
-                               e->key, tok);
+        return vaced_cfg_error(c, e->line, "'%s': expected a whole number, got '%.*s'",
+                               e->key, toklen, tok);
     long v = 0;
     int big = 0;
     for (; is_digit(*s); s++) {
@@ -200,13 +203,13 @@ static int scan_count(const struct vaced_cfg *c, const struct vaced_entry *e,
             v = v * 10 + (*s - '0');
     }
     if (*s != '\0' && !is_blank(*s))
-        return vaced_cfg_error(c, e->line, "'%s': expected a whole number, got '%.40s'",
-                               e->key, tok);
+        return vaced_cfg_error(c, e->line, "'%s': expected a whole number, got '%.*s'",
+                               e->key, toklen, tok);
     if (neg && (v > 0 || big))
         return vaced_cfg_error(c, e->line, "'%s' must not be negative", e->key);
     if (big || v > max)
-        return vaced_cfg_error(c, e->line, "'%s': %.40s is above the limit of %ld",
-                               e->key, tok, max);
+        return vaced_cfg_error(c, e->line, "'%s': %.*s is above the limit of %ld",
+                               e->key, toklen, tok, max);
     if (v < min)
         return vaced_cfg_error(c, e->line, "'%s' must be at least %ld (got %ld)",
                                e->key, min, v);
@@ -248,4 +251,27 @@ int vaced_parse_count_list(const struct vaced_cfg *c, const struct vaced_entry *
                                    maxn);
         out[(*n)++] = (int)v;
     }
+}
+
+int vaced_parse_count_tuple(const struct vaced_cfg *c, const struct vaced_entry *e,
+                            long min, long max, int *out, int n, const char *what)
+{
+    const char *s = e->val;
+    int got = 0;
+    for (;;) { /* every value is checked, and counted so "got" is exact */
+        while (is_blank(*s))
+            s++;
+        if (*s == '\0')
+            break;
+        long v;
+        if (scan_count(c, e, &s, min, max, &v))
+            return -1;
+        if (got < n)
+            out[got] = (int)v;
+        got++;
+    }
+    if (got != n)
+        return vaced_cfg_error(c, e->line, "'%s' needs %d values (%s), got %d", e->key,
+                               n, what, got);
+    return 0;
 }
