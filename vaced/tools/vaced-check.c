@@ -1,0 +1,141 @@
+/* vaced-check: validate a target description with the library's own parser
+ * (vaced_target_load, exactly what the ranks run) and summarise it.
+ *
+ *   vaced-check [-q] FILE RANKS     RANKS 0: the whole target (all its cores)
+ *
+ * Exit 0 valid, 1 invalid ("FILE:LINE: reason" on stderr), 2 usage.
+ * -q prints nothing on success.  Built by the `vaced` front end into
+ * build/tools/ from this file and the sources in vaced/src; it reads the
+ * target's internals (target_impl.h) for the parameter summary. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "target_impl.h"
+
+#define WHOLE_TARGET_MAX (1 << 20) /* RANKS 0 checks at most this many ranks */
+#define ALL_PAIRS_MAX 2048         /* beyond, hops are counted from rank 0 only */
+
+static int any_key(const char *key)
+{
+    (void) key;
+    return 1;
+}
+
+/* The topology's own lines (e.g. "dims = 4 4 4"), as written in the file. */
+static void print_topology_keys(const char *path, const struct vaced_topo_ops *topo)
+{
+    static struct vaced_cfg c; /* 64 KiB: not on the stack */
+    char err[1024];
+    memset(&c, 0, sizeof c);
+    c.path = path;
+    c.err = err;
+    c.errlen = sizeof err;
+    if (vaced_cfg_read(&c, any_key))
+        return;
+    for (const char *const *k = topo->keys; *k; k++) {
+        const struct vaced_entry *e = vaced_cfg_get(&c, *k);
+        if (e)
+            printf("  %s = %s\n", *k, e->val[0] ? e->val : "(empty)");
+    }
+}
+
+static int cmp_int(const void *a, const void *b)
+{
+    int x = *(const int *) a, y = *(const int *) b;
+    return (x > y) - (x < y);
+}
+
+static int nodes_used(const struct vaced_target *t, int n)
+{
+    int *v = malloc(sizeof *v * (size_t) n), used = 0;
+    if (!v)
+        return -1;
+    for (int r = 0; r < n; r++)
+        v[r] = vaced_target_node_of(t, r);
+    qsort(v, (size_t) n, sizeof *v, cmp_int);
+    for (int r = 0; r < n; r++)
+        used += r == 0 || v[r] != v[r - 1];
+    free(v);
+    return used;
+}
+
+/* How many rank pairs are h hops apart, for each h that occurs. */
+static void print_hops(const struct vaced_target *t, int n)
+{
+    static long long count[VACED_MAX_HOPS + 1];
+    int all_pairs = n <= ALL_PAIRS_MAX;
+    for (int x = 0; x < (all_pairs ? n : 1); x++)
+        for (int y = x + 1; y < n; y++)
+            count[vaced_target_hops(t, x, y)]++;
+    if (n == 1) {
+        printf("hop counts       (one rank: no pairs)\n");
+        return;
+    }
+    printf("hop counts       %s\n", all_pairs ? "over all pairs of the job's ranks"
+                                             : "from rank 0 to the job's other ranks");
+    for (int h = 0; h <= VACED_MAX_HOPS; h++)
+        if (count[h])
+            printf("  %4d hops      %lld pairs\n", h, count[h]);
+}
+
+static const char *mapping_name(enum vaced_mapping m)
+{
+    return m == VACED_MAP_BLOCK ? "block" : m == VACED_MAP_ROUND_ROBIN ? "round-robin" : "file";
+}
+
+int main(int argc, char **argv)
+{
+    int quiet = argc > 1 && strcmp(argv[1], "-q") == 0;
+    if (argc != 3 + quiet) {
+        fprintf(stderr, "usage: vaced-check [-q] FILE RANKS   (RANKS 0: the whole target)\n");
+        return 2;
+    }
+    const char *path = argv[1 + quiet];
+    char *end;
+    long n = strtol(argv[2 + quiet], &end, 10);
+    if (*end || n < 0 || n > 2147483647L) {
+        fprintf(stderr, "vaced-check: RANKS must be a whole number, got '%s'\n", argv[2 + quiet]);
+        return 2;
+    }
+    char err[1024];
+    struct vaced_target *t;
+    int whole = n == 0, capped = 0;
+    if (whole) { /* learn the core count, then check the whole machine */
+        if (vaced_target_load(path, 1, &t, err, sizeof err))
+            goto bad;
+        n = vaced_target_cores(t);
+        capped = n > WHOLE_TARGET_MAX;
+        if (capped)
+            n = WHOLE_TARGET_MAX;
+        vaced_target_free(t);
+    }
+    if (vaced_target_load(path, (int) n, &t, err, sizeof err))
+        goto bad;
+    if (quiet) {
+        vaced_target_free(t);
+        return 0;
+    }
+    printf("file             %s\n", path);
+    printf("name             %s\n", t->name);
+    printf("cores            %d (%d per node, %d nodes)\n", t->cores, t->cores_per_node, t->nnodes);
+    int used = nodes_used(t, (int) n);
+    printf("checked for      %ld rank%s%s on %d node%s, mapping %s\n", n, n == 1 ? "" : "s",
+           whole ? (capped ? " (the first of the target's cores; give -n for more)" : " (the whole target)") : "",
+           used, used == 1 ? "" : "s", mapping_name(t->mapping));
+    printf("topology         %s\n", t->topo->name);
+    print_topology_keys(path, t->topo);
+    print_hops(t, (int) n);
+    printf("bmem             %.6g GB/s\n", t->bmem / 1e9);
+    printf("bnet             %.6g GB/s\n", t->bnet / 1e9);
+    printf("latency          l(h) = %.6g us + h x %.6g us\n", t->l0 / 1e6, t->lh / 1e6);
+    printf("min latency      %.6g us (closest two nodes of the target)\n",
+           vaced_target_min_latency(t) / 1e6);
+    printf("eager threshold  %llu B\n", (unsigned long long) t->eager_threshold);
+    printf("valid            yes\n");
+    vaced_target_free(t);
+    return 0;
+bad:
+    fprintf(stderr, "%s\n", err);
+    return 1;
+}
