@@ -1,0 +1,180 @@
+#!/usr/bin/env bash
+# Tests of the `vaced` front end (vaced/tools/vaced): every error path, then
+# real runs of tests/mpi/pingpong.c and cpuloop.c on install/vaced.
+# Ends with "N passed, M failed"; exits non-zero if any failed.
+#
+#   tests/tools/test_vaced_cli.sh [ROOT]
+set -euo pipefail
+
+ROOT=$(cd "${1:-$(dirname "${BASH_SOURCE[0]}")/../..}" && pwd)
+VACED=$ROOT/vaced/tools/vaced
+BIN=$ROOT/build/tests/tools          # programs built here
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+cd "$TMP"
+passed=0
+failed=0
+
+ok() { echo "ok   $1"; passed=$((passed + 1)); }
+fail() { echo "FAIL $1"; failed=$((failed + 1)); }
+
+# expect NAME STATUS REGEX CMD...: CMD exits with STATUS and its stdout +
+# stderr match the extended REGEX.  The output is kept in $out.
+expect() {
+    local name=$1 want=$2 regex=$3 st=0
+    shift 3
+    out=$("$@" 2>&1) || st=$?
+    if [ "$st" -ne "$want" ]; then
+        fail "$name: exit status $st, expected $want"
+    elif ! grep -qE -- "$regex" <<<"$out"; then
+        fail "$name: output does not match /$regex/"
+    else
+        ok "$name"
+        return 0
+    fi
+    sed 's/^/    | /' <<<"$out" | head -n 20
+    return 0
+}
+
+# check NAME CONDITION-COMMAND...: a plain assertion.
+check() {
+    local name=$1
+    shift
+    if "$@"; then ok "$name"; else fail "$name"; fi
+}
+
+# A JSON field of FILE (python3 expression on d, the loaded object).
+jq_py() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
+
+# --- help ---------------------------------------------------------------
+expect "no arguments: usage, status 2" 2 '^usage: vaced run' "$VACED"
+expect "vaced --help" 0 'check-target' "$VACED" --help
+expect "vaced run --help" 0 'Examples:' "$VACED" run --help
+for opt in -n --target --host-cores --hostfile --json --vanilla-time --vanilla --quiet --progress; do
+    check "run --help explains $opt" grep -qE -- "^  $opt( |,|$)" <<<"$out"
+done
+expect "vaced check-target --help" 0 'usage: vaced check-target T' "$VACED" check-target --help
+
+# --- usage errors (status 2), nothing launched ----------------------------
+printf '#!/bin/sh\ntouch %s/launched\n' "$TMP" >marker.sh
+chmod +x marker.sh
+P=(-n 2 --target paper-16)
+expect "unknown command" 2 "unknown command 'frob'" "$VACED" frob
+expect "unknown option" 2 "unknown option '--frob'.*vaced run --help" "$VACED" run --frob "${P[@]}" -- ./marker.sh
+expect "missing -- before the program" 2 "missing '--' before the program './marker.sh'" "$VACED" run "${P[@]}" ./marker.sh
+expect "missing -- and program" 2 "missing '--'" "$VACED" run "${P[@]}"
+expect "no program after --" 2 "no program after '--'" "$VACED" run "${P[@]}" --
+expect "missing -n" 2 '-n P .* is required' "$VACED" run --target paper-16 -- ./marker.sh
+expect "-n 0" 2 "-n needs a whole number of at least 1, got '0'" "$VACED" run -n 0 --target paper-16 -- ./marker.sh
+expect "-n abc" 2 "got 'abc'" "$VACED" run -n abc --target paper-16 -- ./marker.sh
+expect "option without value" 2 '--target needs a value' "$VACED" run -n 2 --target -- ./marker.sh
+expect "missing --target" 2 '--target T is required' "$VACED" run -n 2 -- ./marker.sh
+expect "program not found" 2 "program './nothere' not found" "$VACED" run "${P[@]}" -- ./nothere
+printf 'x\n' >notexec
+expect "program not executable" 2 "is not executable \(chmod \+x" "$VACED" run "${P[@]}" -- ./notexec
+expect "program not in PATH" 2 "not found in PATH \(for a file here, write ./notexec\)" "$VACED" run "${P[@]}" -- notexec
+expect "target not found lists the names" 2 "target 'nosuch' not found: .*paper-16.*torus-4x4x4" \
+    "$VACED" run -n 2 --target nosuch -- ./marker.sh
+expect "--host-cores beyond the host" 2 '--host-cores 100000 needs CPUs 0-99999' \
+    "$VACED" run "${P[@]}" --host-cores 100000 -- ./marker.sh
+expect "--host-cores 0" 2 'at least 1' "$VACED" run "${P[@]}" --host-cores 0 -- ./marker.sh
+expect "hostfile not found" 2 "hostfile 'nohf' not found" "$VACED" run "${P[@]}" --hostfile nohf -- ./marker.sh
+expect "--json in a missing directory" 2 'does not exist or is not writable' \
+    "$VACED" run "${P[@]}" --json nodir/x.json -- ./marker.sh
+expect "--vanilla-time not a number" 2 '--vanilla-time needs a time' "$VACED" run "${P[@]}" --vanilla-time abc -- ./marker.sh
+expect "--vanilla-time 0" 2 '--vanilla-time needs a time' "$VACED" run "${P[@]}" --vanilla-time=0 -- ./marker.sh
+expect "--vanilla with --vanilla-time" 2 'not both' "$VACED" run "${P[@]}" --vanilla --vanilla-time 1 -- ./marker.sh
+
+# --- invalid targets (status 1), checked before launching -----------------
+printf 'name = bad\ncores = 4\ncores_per_node = 1\ntopology = hierarchy\ncolour = red\n' >bad.topo
+expect "invalid target: file:line: reason" 1 '^vaced: \./bad\.topo:5: unknown key .colour.$' \
+    "$VACED" run -n 2 --target ./bad.topo -- ./marker.sh
+expect "target smaller than the job" 1 'paper-16\.topo:[0-9]+: the target has 16 cores, fewer than the job.s 17 ranks' \
+    "$VACED" run -n 17 --target paper-16 -- ./marker.sh
+check "nothing was launched by the failing commands" test ! -e "$TMP/launched"
+
+# --- mpiexec missing: a copy of the tool in a tree without install/ --------
+"$VACED" check-target paper-16 >/dev/null     # builds the checker if needed
+mkdir -p fake/vaced/tools fake/build/tools
+cp "$VACED" "$ROOT/vaced/tools/vaced-check.c" fake/vaced/tools/
+ln -s "$ROOT/vaced/src" "$ROOT/vaced/include" fake/vaced/
+ln -s "$ROOT/topo" fake/topo
+cp "$ROOT/build/tools/vaced-check" fake/build/tools/   # newer than the sources: not rebuilt
+expect "mpiexec missing: run ./build.sh" 1 'install/vaced/bin/mpiexec is missing: run \./build\.sh' \
+    fake/vaced/tools/vaced run "${P[@]}" -- ./marker.sh
+
+# --- check-target ---------------------------------------------------------
+expect "check-target paper-1024 -n 1024" 0 'hierarchy = 16' "$VACED" check-target paper-1024 -n 1024
+for want in '^name +paper-1024$' '^cores +1024 \(12 per node, 86 nodes\)$' '^topology +hierarchy$' \
+            '^ +3 hops +88080 pairs$' '^bnet +4\.16 GB/s$' '^latency +l\(h\) = 15 us \+ h x 0\.6 us$'; do
+    check "check-target prints /$want/" grep -qE -- "$want" <<<"$out"
+done
+expect "check-target without -n: the whole target" 0 'checked for +1024 ranks \(the whole target\) on 64 nodes' \
+    "$VACED" check-target "$ROOT/topo/torus-4x4x4.topo"
+expect "check-target of a file here" 0 '^name +paper-16$' sh -c "cp '$ROOT/topo/paper-16.topo' p16.topo && '$VACED' check-target p16.topo"
+expect "check-target invalid" 1 '^vaced: \./bad\.topo:5: unknown key' "$VACED" check-target ./bad.topo
+expect "check-target not found" 2 "target 'nosuch' not found" "$VACED" check-target nosuch
+expect "check-target -n x" 2 "got 'x'" "$VACED" check-target paper-16 -n x
+expect "check-target two targets" 2 'one target' "$VACED" check-target paper-16 paper-1024
+expect "check-target unknown option" 2 "unknown option '--foo'" "$VACED" check-target paper-16 --foo
+
+# --- real runs ------------------------------------------------------------
+MPICC=$ROOT/install/vaced/bin/mpicc
+mkdir -p "$BIN"
+cat >exit3.c <<'EOF'
+#include <mpi.h>
+int main(int argc, char **argv) { MPI_Init(&argc, &argv); MPI_Finalize(); return 3; }
+EOF
+if ! { "$MPICC" -O2 -o "$BIN/pingpong" "$ROOT/tests/mpi/pingpong.c" &&
+       "$MPICC" -O2 -o "$BIN/cpuloop" "$ROOT/tests/mpi/cpuloop.c" &&
+       "$MPICC" -O2 -o "$BIN/exit3" exit3.c; }; then
+    fail "building the test programs with $MPICC (run ./build.sh)"
+    echo "$passed passed, $failed failed"
+    exit 1
+fi
+
+# 1. Plain run: the summary's prediction is the JSON's and the library's.
+st=0
+"$VACED" run -n 2 --target paper-16 --json run1.json -- "$BIN/pingpong" 1000 50 >run1.out 2>run1.err || st=$?
+check "run: exit status 0" test "$st" -eq 0
+check "run: the program's output passes through" grep -q '^pingpong bytes=1000 iters=50' run1.out
+check "run: both rank lines shown" test "$(grep -c '^vaced: rank [01] of 2: predicted' run1.out)" -eq 2
+summary=$(sed -nE 's/^prediction +([0-9.]+) s$/\1/p' run1.out)
+library=$(sed -nE 's/^vaced: prediction ([0-9.]+) s on target paper-16 .*/\1/p' run1.out)
+json=$(jq_py run1.json '"%.9f" % d["prediction_s"]')
+check "run: summary prediction ($summary) = library rank-0 line ($library)" test -n "$summary" -a "$summary" = "$library"
+check "run: summary prediction = JSON prediction_s ($json)" test "$summary" = "$json"
+check "run: summary has target, ranks, split, min/mean/max, wall time" \
+    grep -qzE 'target +paper-16 .*ranks +2.*slowest rank +[01]: compute .* %\), communication .*min +mean +max.*host wall time +[0-9.]+ s' run1.out
+check "run: JSON keeps the library's fields and adds the run's" \
+    test "$(jq_py run1.json 'd["ranks"], len(d["per_rank"]), d["target"], d["command"][1:], d["host_cores"], d["slowdown"], d["host_wall_s"] > 0')" \
+    = "2 2 paper-16 ['1000', '50'] None None True"
+
+# 2. Quiet, on 1 host core, with progress and a given vanilla time (> 1 s run).
+st=0
+"$VACED" run -n 2 --target "$ROOT/topo/paper-16.topo" --host-cores 1 --quiet --progress --vanilla-time 0.5 \
+    --json run2.json -- "$BIN/cpuloop" 150000000 >run2.out 2>run2.err || st=$?
+check "quiet run: exit status 0" test "$st" -eq 0
+check "quiet run: no rank lines" test "$(grep -c '^vaced: rank' run2.out || true)" -eq 0
+check "quiet run: the library's prediction line stays" grep -q '^vaced: prediction ' run2.out
+check "quiet run: progress lines on stderr" grep -qE '^vaced: [0-2]/2 ranks finished, [0-9]+ s elapsed$' run2.err
+check "quiet run: ran on 1 host core" grep -qE '^host wall time +[0-9.]+ s \(1 host core, taskset -c 0-0\)$' run2.out
+check "quiet run: slowdown = wall / 0.5" \
+    test "$(jq_py run2.json 'abs(d["slowdown"] - d["host_wall_s"] / 0.5) < 1e-4 and d["host_cores"] == 1')" = True
+check "quiet run: slowdown row" grep -qE '^slowdown +[0-9.]+ \(host wall time / vanilla 0\.500 s, given\)$' run2.out
+
+# 3. --vanilla measures the unpatched run; a hostfile; a target file here.
+cp "$ROOT/topo/paper-16.topo" p16.topo
+echo "localhost:2" >hosts
+expect "run with --vanilla and --hostfile" 0 '^slowdown +[0-9.]+ \(host wall time / vanilla [0-9.]+ s, measured\)$' \
+    "$VACED" run -n 2 --target p16.topo --hostfile hosts --vanilla --quiet -- "$BIN/pingpong" 1000 50
+check "the vanilla run printed nothing of its own" test "$(grep -c '^pingpong bytes' <<<"$out")" -eq 1
+
+# 4. The program's own non-zero status comes back, after the summary.
+expect "program exit status 3 is propagated" 3 'the program exited with status 3' "$VACED" run -n 2 --target paper-16 -- "$BIN/exit3"
+check "... and the summary is still printed" grep -qE '^prediction +[0-9.]+ s$' <<<"$out"
+expect "a program failing before MPI: its status, no summary" 4 'rank 0 reported no prediction' \
+    "$VACED" run -n 2 --target paper-16 -- sh -c 'exit 4'
+
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]
