@@ -6,6 +6,7 @@
  * it must cover the job's ranks, and no node may get more of the job's
  * ranks than it has cores. Errors are "MAPFILE:LINE: reason". */
 #include <errno.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -83,6 +84,8 @@ static int read_map(struct vaced_target *t, const struct vaced_cfg *c,
     int k = 0; /* entries so far = the rank of the next one */
     for (int lineno = 1;; lineno++) {
         size_t len;
+        if (lineno == INT_MAX) /* the line counter must not overflow */
+            return vaced_file_error(c, path, 0, "more than %d lines", INT_MAX - 1);
         int r = vaced_read_line(f, buf, sizeof buf, &len);
         if (r == 0)
             break;

@@ -1,5 +1,5 @@
 /* topology = torus3d: nodes on an X x Y x Z torus, each node its own router
- * (as in Blue Gene or Cray Gemini), so a hop is one torus link. Node n sits
+ * (as in Blue Gene), so a hop is one torus link. Node n sits
  * at x = n % X, y = (n / X) % Y, z = n / (X * Y); the hop count is the
  * Manhattan distance with wrap-around: per axis min(|d|, size - |d|). */
 #include <limits.h>

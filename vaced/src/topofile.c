@@ -2,6 +2,7 @@
  * known keys and duplicates are checked here; values are parsed later by
  * whoever owns the key, so topologies can bring their own keys. */
 #include <errno.h>
+#include <limits.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
@@ -149,6 +150,10 @@ int vaced_cfg_read(struct vaced_cfg *c, int (*known)(const char *key))
     int rc = 0;
     for (int lineno = 1;; lineno++) {
         size_t len;
+        if (lineno == INT_MAX) { /* the line counter must not overflow */
+            rc = vaced_cfg_error(c, 0, "more than %d lines", INT_MAX - 1);
+            break;
+        }
         int r = vaced_read_line(f, buf, sizeof buf, &len);
         if (r == 0)
             break;
