@@ -1,0 +1,272 @@
+#!/usr/bin/env bash
+# tests/mpich-suite/run.sh: MPICH's own conformance suite (test/mpi of the
+# MPICH 4.0.2 tarball) on both installs, install/vanilla then install/vaced,
+# and a comparison of what each passes.  The patched build must pass every
+# test the unpatched one passes, with the same process counts.
+#
+#   tests/mpich-suite/run.sh                  the full chosen set (about 2 h on 2 cores)
+#   tests/mpich-suite/run.sh --subset         the quick subset for CI (tests/mpich-suite/subset.txt)
+#   tests/mpich-suite/run.sh --dirs pt2pt,coll
+#
+# Options:
+#   --subset         only the tests listed in tests/mpich-suite/subset.txt
+#   --dirs A,B,...   only these directories of test/mpi (default: the full set below)
+#   --timeout S      per-test time limit for tests whose testlist line sets none (default 180)
+#   --maxnp N        cap every test's process count at N (default: the testlists' counts)
+#   --target T       VACED_TARGET for the patched build (default paper-1024, 1024 cores)
+#   --out PREFIX     write PREFIX.md and PREFIX.csv (default results/mpich-suite for the
+#                    full set, results/mpich-suite-subset for --subset, build/mpich-suite/last
+#                    for --dirs)
+#   --jobs N         parallel make when building the test programs (default: nproc)
+#   -h, --help       this text
+#
+# Needs ./build.sh to have made both installs; it does not run build.sh.
+# Work files (test sources, the two configured test trees, runtests logs and
+# JUnit files) are in build/mpich-suite/.  The tests run one at a time
+# (runtests is serial), vanilla first, then vaced with VACED_QUIET=1 (unless
+# VACED_QUIET is set) and the target above.  runtests fails a test whose
+# output has any line besides "No Errors", so both builds run through
+# mpiexec-filter.sh, which drops rank 0's "vaced: prediction ..." line only.
+#
+# Prints per-directory counts for both builds, every regression (passes on
+# vanilla, not on vaced) and every test that passes on vaced only, and ends
+# with "N passed, M failed" (a test passes unless it is a regression).
+# Exits 1 if there is a regression, 2 on a usage or setup error.
+set -euo pipefail
+
+HERE=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
+ROOT=$(cd "$HERE/../.." && pwd)
+WORK=$ROOT/build/mpich-suite
+TARBALL=$ROOT/build/download/mpich_4.0.2.orig.tar.xz
+TARBALL_DIR=mpich-4.0.2/test/mpi
+
+# The full set: test/mpi directories that apply to ch3:sock without ROMIO.
+# Left out: io (ROMIO is disabled), basic (no testlist: benchmarks that do not
+# print "No Errors"), util (the test library), perf (commented out in MPICH's
+# own top testlist), ft and ckpoint (fault tolerance and checkpointing,
+# configured off), threads (configure leaves it out for this thread level),
+# errors (checks of error reporting, --enable-checkerrors only), f77, f90,
+# f08 and cxx (the language bindings over the same C library; see README.md).
+FULL_DIRS=pt2pt,coll,comm,datatype,group,init,topo,errhan,attr,info,rma,spawn,mpi_t,part,impls
+
+say() { printf '[mpich-suite] %s\n' "$*"; }
+die() { printf '[mpich-suite] error: %s\n' "$*" >&2; exit 2; }
+usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; }
+
+subset=0
+dirs=""
+timeout=180
+maxnp=""
+target=paper-1024
+out=""
+jobs=$(nproc)
+while [ $# -gt 0 ]; do
+    case $1 in
+        --subset) subset=1 ;;
+        --dirs) [ $# -ge 2 ] || die "--dirs needs a list"; dirs=$2; shift ;;
+        --dirs=*) dirs=${1#*=} ;;
+        --timeout) [ $# -ge 2 ] || die "--timeout needs seconds"; timeout=$2; shift ;;
+        --timeout=*) timeout=${1#*=} ;;
+        --maxnp) [ $# -ge 2 ] || die "--maxnp needs a number"; maxnp=$2; shift ;;
+        --maxnp=*) maxnp=${1#*=} ;;
+        --target) [ $# -ge 2 ] || die "--target needs a name"; target=$2; shift ;;
+        --target=*) target=${1#*=} ;;
+        --out) [ $# -ge 2 ] || die "--out needs a prefix"; out=$2; shift ;;
+        --out=*) out=${1#*=} ;;
+        --jobs|-j) [ $# -ge 2 ] || die "$1 needs a number"; jobs=$2; shift ;;
+        --jobs=*) jobs=${1#*=} ;;
+        -j[0-9]*) jobs=${1#-j} ;;
+        -h|--help) usage; exit 0 ;;
+        *) die "unknown argument '$1' (see --help)" ;;
+    esac
+    shift
+done
+[[ $timeout =~ ^[1-9][0-9]*$ ]] || die "--timeout wants a positive number of seconds, not '$timeout'"
+[[ -z $maxnp || $maxnp =~ ^[1-9][0-9]*$ ]] || die "--maxnp wants a positive number, not '$maxnp'"
+[[ $jobs =~ ^[1-9][0-9]*$ ]] || die "--jobs wants a positive number, not '$jobs'"
+
+SUBSET_FILE=$HERE/subset.txt
+if [ -z "$dirs" ]; then
+    if [ $subset -eq 1 ]; then
+        dirs=$(grep -v '^\s*#' "$SUBSET_FILE" | awk 'NF {split($1, p, "/"); print p[1]}' | awk '!seen[$0]++' | paste -sd,)
+    else
+        dirs=$FULL_DIRS
+    fi
+fi
+IFS=, read -r -a DIRS <<<"$dirs"
+[ ${#DIRS[@]} -gt 0 ] || die "no directories to run"
+if [ -z "$out" ]; then
+    if [ $subset -eq 1 ]; then
+        out=$ROOT/results/mpich-suite-subset
+    elif [ "$dirs" = "$FULL_DIRS" ]; then
+        out=$ROOT/results/mpich-suite
+    else
+        out=$WORK/last
+    fi
+fi
+case $out in /*) ;; *) out=$PWD/$out ;; esac
+
+for tool in perl python3 make tar xz; do
+    command -v "$tool" >/dev/null || die "needs '$tool' (apt-get install $tool)"
+done
+[ -f "$TARBALL" ] || die "no MPICH tarball at $TARBALL: run ./build.sh first"
+for b in vanilla vaced; do
+    for f in bin/mpicc bin/mpiexec lib/libmpi.so; do
+        [ -e "$ROOT/install/$b/$f" ] || die "install/$b/$f is missing: run ./build.sh (or wait for the build running now)"
+    done
+done
+
+# test/mpi sources, extracted once from the tarball (its checksum as stamp).
+extract_sources() {
+    local stamp
+    stamp=$(stat -c '%s %Y' "$TARBALL")
+    if [ "$(cat "$WORK/src/.tarball-stamp" 2>/dev/null)" = "$stamp" ]; then
+        return
+    fi
+    say "extracting test/mpi from $(basename "$TARBALL")"
+    rm -rf "$WORK/src" "$WORK/vanilla" "$WORK/vaced"
+    mkdir -p "$WORK/src"
+    tar -xf "$TARBALL" -C "$WORK/src" --strip-components=3 "$TARBALL_DIR"
+    [ -x "$WORK/src/configure" ] || die "the tarball has no $TARBALL_DIR/configure"
+    echo "$stamp" >"$WORK/src/.tarball-stamp"
+}
+
+# What identifies an install: build.sh's stamp and the library's mtime.
+install_stamp() {
+    echo "$(cat "$ROOT/install/$1/.vaced-stamp" 2>/dev/null) $(stat -L -c '%Y %s' "$ROOT/install/$1/lib/libmpi.so")"
+}
+
+# Configures test/mpi against install/$1 in build/mpich-suite/$1 (a VPATH
+# build).  A rebuilt install gets a fresh tree, so no test program built
+# against the old one is run.
+configure_tree() {
+    local b=$1 prefix=$ROOT/install/$1 obj=$WORK/$1
+    local args=(--with-mpi="$prefix" --disable-romio --disable-ft-tests --disable-perftest)
+    local want
+    want="$(install_stamp "$b") ${args[*]}"
+    if [ -f "$obj/config.status" ] && [ "$(cat "$obj/.suite-stamp" 2>/dev/null)" = "$want" ]; then
+        return
+    fi
+    say "$b: configuring test/mpi against $prefix (about a minute)"
+    rm -rf "$obj" && mkdir -p "$obj"
+    if ! (cd "$obj" && "$WORK/src/configure" "${args[@]}" >"$obj/configure.log" 2>&1); then
+        tail -n 30 "$obj/configure.log" >&2
+        die "$b: configure failed; full log: $obj/configure.log"
+    fi
+    echo "$want" >"$obj/.suite-stamp"
+}
+
+# The testlist runtests reads in $obj/$d: the directory's own, or for
+# --subset the lines of it that subset.txt names ("dir/program [np]").
+testlist_for() {
+    local obj=$1 d=$2 list
+    if [ $subset -eq 0 ]; then
+        echo testlist
+        return
+    fi
+    list=$obj/$d/testlist
+    [ -f "$list" ] || list=$WORK/src/$d/testlist
+    [ -f "$list" ] || die "$d has no testlist"
+    grep -v '^\s*#' "$SUBSET_FILE" | awk -v d="$d" 'NF { split($1, p, "/"); if (p[1] == d) print }' |
+        while read -r prog np; do
+            prog=${prog#*/}
+            if [ "$prog" = "*" ] || [ -z "$prog" ]; then
+                grep -v '^\s*#' "$list" | grep .
+            else
+                awk -v p="$prog" -v n="$np" '$1 == p && (n == "" || $2 == n)' "$list" | grep . ||
+                    die "subset.txt: no line '$d/$prog${np:+ $np}' in $list"
+            fi
+        done >"$obj/$d/testlist.subset" || exit 2
+    echo testlist.subset
+}
+
+# Test programs built in parallel up front (runtests would build them one
+# by one); a program that does not build is reported by runtests as a failure.
+build_dir() {
+    local obj=$1 d=$2 list=$3 progs
+    if [ -f "$obj/$d/$list" ]; then
+        list=$obj/$d/$list
+    else
+        list=$WORK/src/$d/$list
+    fi
+    progs=$(sed 's/#.*//' "$list" | awk 'NF && $1 !~ /^!/ {print $1}' | sort -u)
+    [ -n "$progs" ] || return 0
+    # shellcheck disable=SC2086
+    make -k -j"$jobs" -C "$obj/$d" $progs >"$obj/$d/build.log" 2>&1 || true
+}
+
+# Processes left behind by a test of this tree (a timeout that hydra did not
+# clean up): ended by pid, only if their program is in $1.
+kill_strays() {
+    local obj=$1 p exe pids=()
+    for p in /proc/[0-9]*; do
+        exe=$(readlink "$p/exe" 2>/dev/null) || continue
+        case $exe in "$obj"/*) pids+=("${p#/proc/}") ;; esac
+    done
+    [ ${#pids[@]} -gt 0 ] || return 0
+    say "ending ${#pids[@]} leftover test processes: ${pids[*]}"
+    kill -KILL "${pids[@]}" 2>/dev/null || true
+}
+
+run_build() {
+    local b=$1 obj=$WORK/$1 res=$WORK/results/$1 d list t0 t1 rc
+    mkdir -p "$res"
+    : >"$res/times.tsv"
+    say "$b: building the utility libraries"
+    make -j"$jobs" -C "$obj/util" >"$obj/util/build.log" 2>&1 || die "$b: test/mpi/util does not build; see $obj/util/build.log"
+    make -j"$jobs" -C "$obj/dtpools" >"$obj/dtpools/build.log" 2>&1 || die "$b: test/mpi/dtpools does not build; see $obj/dtpools/build.log"
+    local env=(env -u VACED_TARGET -u VACED_QUIET -u VACED_JSON -u VACED_TOPO_DIR)
+    if [ "$b" = vaced ]; then
+        env=(env -u VACED_JSON VACED_TARGET="$target" VACED_QUIET="${VACED_QUIET:-1}")
+    fi
+    for d in "${DIRS[@]}"; do
+        [ -d "$obj/$d" ] || die "$b: no directory '$d' in test/mpi (configured out?)"
+        list=$(testlist_for "$obj" "$d")
+        say "$b: $d: building"
+        build_dir "$obj" "$d" "$list"
+        say "$b: $d: running"
+        t0=$(date +%s.%N)
+        set +e
+        (cd "$obj" && "${env[@]}" MPITEST_TIMEOUT="$timeout" MPICH_SUITE_MPIEXEC="$ROOT/install/$b/bin/mpiexec" \
+            MPICH_SUITE_DROPPED="$res/$d.dropped" \
+            ./runtests -srcdir="$WORK/src" -tests="$list" -testdirs="$d" ${maxnp:+-maxnp=$maxnp} \
+            -mpiexec="$HERE/mpiexec-filter.sh" -junitfile="$res/$d.junit.xml" >"$res/$d.log" 2>&1)
+        rc=$?
+        set -e
+        t1=$(date +%s.%N)
+        kill_strays "$obj"
+        printf '%s\t%.1f\t%d\n' "$d" "$(awk -v a="$t0" -v b="$t1" 'BEGIN {print b - a}')" "$rc" >>"$res/times.tsv"
+        if [ -f "$res/$d.junit.xml" ]; then
+            say "$b: $d: $(grep -E 'tests (passed|failed)' "$res/$d.log" | tail -n 1 | sed 's/^ *//') ($(tail -n 1 "$res/times.tsv" | cut -f2) s)"
+        else
+            say "$b: $d: runtests did not run (exit $rc): $(tail -n 1 "$res/$d.log")"
+        fi
+    done
+}
+
+mkdir -p "$WORK"
+start=$(date +%s)
+extract_sources
+rm -rf "$WORK/results"
+for b in vanilla vaced; do
+    configure_tree "$b"
+done
+for b in vanilla vaced; do
+    run_build "$b"
+done
+elapsed=$(( $(date +%s) - start ))
+
+mode="full set"
+[ $subset -eq 1 ] && mode="subset (tests/mpich-suite/subset.txt)"
+[ $subset -eq 0 ] && [ "$dirs" != "$FULL_DIRS" ] && mode="directories $dirs"
+set +e
+python3 "$HERE/compare.py" --results "$WORK/results" --dirs "$(IFS=,; echo "${DIRS[*]}")" --out "$out" \
+    --diagnoses "$HERE/diagnoses.txt" \
+    --settings "run: $mode, $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?'), $(nproc) cores" \
+    --settings "MPICH 4.0.2 test/mpi, configured with --disable-romio --disable-ft-tests --disable-perftest; xfail tests not run" \
+    --settings "per-test timeout ${timeout} s unless the testlist sets one; process counts: ${maxnp:+at most $maxnp, else }the testlists'" \
+    --settings "vaced run with VACED_TARGET=$target VACED_QUIET=${VACED_QUIET:-1}; both builds through mpiexec-filter.sh" \
+    --settings "total time including configure and builds: ${elapsed} s"
+rc=$?
+set -e
+exit $rc
