@@ -47,76 +47,14 @@ TARBALL_DIR=mpich-4.0.2/test/mpi
 # configured off), threads (configure leaves it out for this thread level),
 # errors (checks of error reporting, --enable-checkerrors only), f77, f90,
 # f08 and cxx (the language bindings over the same C library; see README.md).
+SUBSET_FILE=$HERE/subset.txt
 FULL_DIRS=pt2pt,coll,comm,datatype,group,init,topo,errhan,attr,info,rma,spawn,mpi_t,part,impls
 
 say() { printf '[mpich-suite] %s\n' "$*"; }
 die() { printf '[mpich-suite] error: %s\n' "$*" >&2; exit 2; }
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; }
 
-subset=0
-dirs=""
-timeout=180
-maxnp=""
-target=paper-1024
-out=""
-jobs=$(nproc)
-while [ $# -gt 0 ]; do
-    case $1 in
-        --subset) subset=1 ;;
-        --dirs) [ $# -ge 2 ] || die "--dirs needs a list"; dirs=$2; shift ;;
-        --dirs=*) dirs=${1#*=} ;;
-        --timeout) [ $# -ge 2 ] || die "--timeout needs seconds"; timeout=$2; shift ;;
-        --timeout=*) timeout=${1#*=} ;;
-        --maxnp) [ $# -ge 2 ] || die "--maxnp needs a number"; maxnp=$2; shift ;;
-        --maxnp=*) maxnp=${1#*=} ;;
-        --target) [ $# -ge 2 ] || die "--target needs a name"; target=$2; shift ;;
-        --target=*) target=${1#*=} ;;
-        --out) [ $# -ge 2 ] || die "--out needs a prefix"; out=$2; shift ;;
-        --out=*) out=${1#*=} ;;
-        --jobs|-j) [ $# -ge 2 ] || die "$1 needs a number"; jobs=$2; shift ;;
-        --jobs=*) jobs=${1#*=} ;;
-        -j[0-9]*) jobs=${1#-j} ;;
-        -h|--help) usage; exit 0 ;;
-        *) die "unknown argument '$1' (see --help)" ;;
-    esac
-    shift
-done
-[[ $timeout =~ ^[1-9][0-9]*$ ]] || die "--timeout wants a positive number of seconds, not '$timeout'"
-[[ -z $maxnp || $maxnp =~ ^[1-9][0-9]*$ ]] || die "--maxnp wants a positive number, not '$maxnp'"
-[[ $jobs =~ ^[1-9][0-9]*$ ]] || die "--jobs wants a positive number, not '$jobs'"
-
-SUBSET_FILE=$HERE/subset.txt
-if [ -z "$dirs" ]; then
-    if [ $subset -eq 1 ]; then
-        dirs=$(grep -v '^\s*#' "$SUBSET_FILE" | awk 'NF {split($1, p, "/"); print p[1]}' | awk '!seen[$0]++' | paste -sd,)
-    else
-        dirs=$FULL_DIRS
-    fi
-fi
-IFS=, read -r -a DIRS <<<"$dirs"
-[ ${#DIRS[@]} -gt 0 ] || die "no directories to run"
-if [ -z "$out" ]; then
-    if [ $subset -eq 1 ]; then
-        out=$ROOT/results/mpich-suite-subset
-    elif [ "$dirs" = "$FULL_DIRS" ]; then
-        out=$ROOT/results/mpich-suite
-    else
-        out=$WORK/last
-    fi
-fi
-case $out in /*) ;; *) out=$PWD/$out ;; esac
-
-for tool in perl python3 make tar xz; do
-    command -v "$tool" >/dev/null || die "needs '$tool' (apt-get install $tool)"
-done
-[ -f "$TARBALL" ] || die "no MPICH tarball at $TARBALL: run ./build.sh first"
-for b in vanilla vaced; do
-    for f in bin/mpicc bin/mpiexec lib/libmpi.so; do
-        [ -e "$ROOT/install/$b/$f" ] || die "install/$b/$f is missing: run ./build.sh (or wait for the build running now)"
-    done
-done
-
-# test/mpi sources, extracted once from the tarball (its checksum as stamp).
+# test/mpi sources, extracted once from the tarball (its size and mtime as stamp).
 extract_sources() {
     local stamp
     stamp=$(stat -c '%s %Y' "$TARBALL")
@@ -244,29 +182,110 @@ run_build() {
     done
 }
 
-mkdir -p "$WORK"
-start=$(date +%s)
-extract_sources
-rm -rf "$WORK/results"
-for b in vanilla vaced; do
-    configure_tree "$b"
-done
-for b in vanilla vaced; do
-    run_build "$b"
-done
-elapsed=$(( $(date +%s) - start ))
+parse_args() {
+    subset=0
+    dirs=""
+    timeout=180
+    maxnp=""
+    target=paper-1024
+    out=""
+    jobs=$(nproc)
+    while [ $# -gt 0 ]; do
+        case $1 in
+            --subset) subset=1 ;;
+            --dirs) [ $# -ge 2 ] || die "--dirs needs a list"; dirs=$2; shift ;;
+            --dirs=*) dirs=${1#*=} ;;
+            --timeout) [ $# -ge 2 ] || die "--timeout needs seconds"; timeout=$2; shift ;;
+            --timeout=*) timeout=${1#*=} ;;
+            --maxnp) [ $# -ge 2 ] || die "--maxnp needs a number"; maxnp=$2; shift ;;
+            --maxnp=*) maxnp=${1#*=} ;;
+            --target) [ $# -ge 2 ] || die "--target needs a name"; target=$2; shift ;;
+            --target=*) target=${1#*=} ;;
+            --out) [ $# -ge 2 ] || die "--out needs a prefix"; out=$2; shift ;;
+            --out=*) out=${1#*=} ;;
+            --jobs|-j) [ $# -ge 2 ] || die "$1 needs a number"; jobs=$2; shift ;;
+            --jobs=*) jobs=${1#*=} ;;
+            -j[0-9]*) jobs=${1#-j} ;;
+            -h|--help) usage; exit 0 ;;
+            *) die "unknown argument '$1' (see --help)" ;;
+        esac
+        shift
+    done
+    [[ $timeout =~ ^[1-9][0-9]*$ ]] || die "--timeout wants a positive number of seconds, not '$timeout'"
+    [[ -z $maxnp || $maxnp =~ ^[1-9][0-9]*$ ]] || die "--maxnp wants a positive number, not '$maxnp'"
+    [[ $jobs =~ ^[1-9][0-9]*$ ]] || die "--jobs wants a positive number, not '$jobs'"
 
-mode="full set"
-[ $subset -eq 1 ] && mode="subset (tests/mpich-suite/subset.txt)"
-[ $subset -eq 0 ] && [ "$dirs" != "$FULL_DIRS" ] && mode="directories $dirs"
-set +e
-python3 "$HERE/compare.py" --results "$WORK/results" --dirs "$(IFS=,; echo "${DIRS[*]}")" --out "$out" \
-    --diagnoses "$HERE/diagnoses.txt" \
-    --settings "run: $mode, $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?'), $(nproc) cores" \
-    --settings "MPICH 4.0.2 test/mpi, configured with --disable-romio --disable-ft-tests --disable-perftest; xfail tests not run" \
-    --settings "per-test timeout ${timeout} s unless the testlist sets one; process counts: ${maxnp:+at most $maxnp, else }the testlists'" \
-    --settings "vaced run with VACED_TARGET=$target VACED_QUIET=${VACED_QUIET:-1}; both builds through mpiexec-filter.sh" \
-    --settings "total time including configure and builds: ${elapsed} s"
-rc=$?
-set -e
-exit $rc
+    if [ -z "$dirs" ]; then
+        if [ $subset -eq 1 ]; then
+            dirs=$(grep -v '^\s*#' "$SUBSET_FILE" | awk 'NF {split($1, p, "/"); print p[1]}' | awk '!seen[$0]++' | paste -sd,)
+        else
+            dirs=$FULL_DIRS
+        fi
+    fi
+    IFS=, read -r -a DIRS <<<"$dirs"
+    [ ${#DIRS[@]} -gt 0 ] || die "no directories to run"
+    if [ -z "$out" ]; then
+        if [ $subset -eq 1 ]; then
+            out=$ROOT/results/mpich-suite-subset
+        elif [ "$dirs" = "$FULL_DIRS" ]; then
+            out=$ROOT/results/mpich-suite
+        else
+            out=$WORK/last
+        fi
+    fi
+    case $out in /*) ;; *) out=$PWD/$out ;; esac
+
+    for tool in perl python3 make tar xz; do
+        command -v "$tool" >/dev/null || die "needs '$tool' (apt-get install $tool)"
+    done
+    [ -f "$TARBALL" ] || die "no MPICH tarball at $TARBALL: run ./build.sh first"
+    for b in vanilla vaced; do
+        for f in bin/mpicc bin/mpiexec lib/libmpi.so; do
+            [ -e "$ROOT/install/$b/$f" ] || die "install/$b/$f is missing: run ./build.sh (or wait for the build running now)"
+        done
+    done
+}
+
+main() {
+    parse_args "$@"
+    mkdir -p "$WORK"
+    local start stamps elapsed mode rc changed=""
+    start=$(date +%s)
+    stamps="$(install_stamp vanilla) $(install_stamp vaced)"
+    extract_sources
+    rm -rf "$WORK/results"
+    for b in vanilla vaced; do
+        configure_tree "$b"
+    done
+    for b in vanilla vaced; do
+        run_build "$b"
+    done
+    elapsed=$(( $(date +%s) - start ))
+    if [ "$(install_stamp vanilla) $(install_stamp vaced)" != "$stamps" ]; then
+        changed="WARNING: an install was rebuilt during this run; its results are not trustworthy"
+        say "$changed"
+    fi
+
+    mode="full set"
+    [ $subset -eq 1 ] && mode="subset (tests/mpich-suite/subset.txt)"
+    [ $subset -eq 0 ] && [ "$dirs" != "$FULL_DIRS" ] && mode="directories $dirs"
+    set +e
+    python3 "$HERE/compare.py" --results "$WORK/results" --dirs "$(IFS=,; echo "${DIRS[*]}")" --out "$out" \
+        --diagnoses "$HERE/diagnoses.txt" \
+        --settings "run: $mode, $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?'), $(nproc) cores" \
+        --settings "MPICH 4.0.2 test/mpi, configured with --disable-romio --disable-ft-tests --disable-perftest; xfail tests not run" \
+        --settings "per-test timeout ${timeout} s unless the testlist sets one; process counts: ${maxnp:+at most $maxnp, else }the testlists'" \
+        --settings "vaced run with VACED_TARGET=$target VACED_QUIET=${VACED_QUIET:-1}; both builds through mpiexec-filter.sh" \
+        --settings "total time including configure and builds: ${elapsed} s" \
+        ${changed:+--settings "$changed"}
+    rc=$?
+    set -e
+    if [ -n "$changed" ] && [ $rc -eq 0 ]; then
+        rc=2
+    fi
+    return $rc
+}
+
+# One line, so that bash has read all of it before running: editing this
+# file during a run does not disturb the run.
+main "$@"; exit $?
