@@ -70,6 +70,7 @@ if [ "${1:-all}" != unit ]; then
     if "$ROOT/build.sh"; then
         install_test_packages
         suite "MPI integration" python3 "$ROOT/tests/mpi/test_predictions.py" "$ROOT"
+        suite "vaced front end" "$ROOT/tests/tools/test_vaced_cli.sh" "$ROOT"
     else
         echo "FAIL: ./build.sh"
         failed=$((failed + 1))

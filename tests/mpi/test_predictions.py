@@ -134,6 +134,21 @@ def test_pingpong(exe, label, net, target, hops, sizes):
              field(out, "roundtrip_s"), 2 * oneway(net, s, hops))
 
 
+def test_eager_threshold(exe):
+    """The target's eager threshold, not MPICH's default, picks the protocol."""
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "small-eager.topo")
+        with open(os.path.join(ROOT, "topo", "paper-16.topo")) as f:
+            text = f.read()
+        with open(path, "w") as f:
+            f.write(re.sub(r"^eager_threshold.*$", "eager_threshold = 64 KiB", text, flags=re.M))
+        for s, oneway in ((40000, eager_oneway), (100000, rndv_oneway)):
+            rc, out, err = run(2, [exe, str(s), "100"], path)
+            if need(f"small eager threshold {s} B runs", rc, out, err):
+                near(f"eager threshold 64 KiB: {s} B goes {'eager' if oneway is eager_oneway else 'rendezvous'}",
+                     field(out, "roundtrip_s"), 2 * oneway(PAPER, s, 3))
+
+
 def test_ring(exe):
     for p, s in ((8, 65536), (16, 65536)):
         rc, out, err = run(p, [exe, str(s), "20"])
@@ -177,6 +192,162 @@ def test_collectives(exe):
              field(out, "alltoall_s"), (p - 1) * round_time + localcopy)
 
 
+def test_adversarial(exe):
+    """Host order opposite to target order (sleeps cost no CPU time)."""
+    target = os.path.join(SRC, "slow-net.topo")
+    s = 1024
+
+    def arrival(t_send):
+        return t_send + eager_oneway(SLOW, s, 2) - copy(SLOW, s)
+
+    for mode in ("wildcard", "waitany", "late", "test"):
+        rc, out, err = run(3, [exe, mode], target)
+        if not need(f"adversarial {mode} runs", rc, out, err):
+            continue
+        t1 = field(re.search(r"^rank=1 .*$", out, re.M).group(0), "t_send") if "rank=1 " in out else None
+        r0 = re.search(r"^rank=0 .*$", out, re.M)
+        if t1 is None or not r0:
+            check(f"adversarial {mode} output", False, out[-500:])
+            continue
+        r0 = r0.group(0)
+        done1 = arrival(t1) + copy(SLOW, s)     # rank 1's message, received
+        if mode in ("wildcard", "waitany"):
+            t2 = field(re.search(r"^rank=2 .*$", out, re.M).group(0), "t_send")
+            done2 = arrival(t2) + copy(SLOW, s)
+            check(f"{mode}: the target's first message (rank 2) is matched first, though it reached the host last",
+                  field(r0, "first") == 2 and field(r0, "second") == 1, r0)
+            near(f"{mode}: first completion at rank 2's target arrival", field(r0, "t_first"), done2, 0.01)
+            near(f"{mode}: second completion at rank 1's target arrival", field(r0, "t_second"), done1, 0.01)
+        elif mode == "late":
+            near("late: a receive posted (on the host) long after its message waits for the target arrival",
+                 field(r0, "t_recv"), done1, 0.01)
+        else:
+            check("test: MPI_Test finds nothing before the target arrival", field(r0, "first_test") == 0, r0)
+            near("test: the polling loop ends at the target arrival", field(r0, "t_recv"), done1, 0.01)
+
+
+def test_fig4(exe):
+    """The paper's Fig. 4 for DATA, REQ and ACK, host order made adversarial."""
+    target = os.path.join(SRC, "slow-net.topo")
+    small, big = 1024, 200000
+    l = latency(SLOW, 2)
+    for mode in ("fig4b-data", "fig4b-req", "fig4b-ack", "fig4c-data", "fig4c-req"):
+        rc, out, err = run(3, [exe, mode], target)
+        if not need(f"{mode} runs", rc, out, err):
+            continue
+        r0 = re.search(r"^rank=0 .*$", out, re.M)
+        r1 = "\n".join(re.findall(r"^rank=1 .*$", out, re.M))
+        if not r0 or not r1:
+            check(f"{mode} output", False, out[-500:])
+            continue
+        r0 = r0.group(0)
+        t_send, t_wait2, t_done = field(r1, "t_send"), field(r0, "t_wait2"), field(r0, "t_done")
+        if mode == "fig4b-data":
+            # arrived on the target during the computation: wait 2 copies it
+            near("Fig. 4(b) DATA: completes at wait 2's start plus the copy", t_done,
+                 t_wait2 + copy(SLOW, small), 0.01)
+        elif mode == "fig4b-req":
+            # the RTS is answered at wait 2's start, not at the post
+            want = t_wait2 + rndv_oneway(SLOW, big, 2) - transfer(SLOW, 0, 2)
+            near("Fig. 4(b) REQ: the CTS leaves at wait 2's start, not at the post", t_done, want, 0.01)
+            near("Fig. 4(b) REQ: the sender completes when the CTS reaches it", field(r1, "t_sent"),
+                 t_wait2 + l + copy(SLOW, big), 0.01)
+        elif mode == "fig4b-ack":
+            # the sender's test ran before the CTS reached it on the target
+            check("Fig. 4(b) ACK: the sender's test finds nothing", field(r1, "first_test") == 0, r1)
+            t_wait = field(r1, "t_wait")
+            near("Fig. 4(b) ACK: the DATA leaves at the sender's wait, not at its test", t_done,
+                 t_wait + eager_oneway(SLOW, big, 2), 0.01)
+            near("Fig. 4(b) ACK: the sender completes at its wait plus the copy", field(r1, "t_done"),
+                 t_wait + copy(SLOW, big), 0.01)
+        elif mode == "fig4c-data":
+            near("Fig. 4(c) DATA: handled in wait 1 on the target, so wait 2 ends at once", t_done, t_wait2, 0.01)
+        else:
+            # RTS handled in wait 1 at its arrival: the sender's send ends early
+            near("Fig. 4(c) REQ: handled in wait 1, so wait 2 ends at once", t_done, t_wait2, 0.01)
+            near("Fig. 4(c) REQ: the CTS left at the RTS's arrival, in wait 1", field(r1, "t_sent"),
+                 t_send + 2 * l + copy(SLOW, big), 0.01)
+
+
+def test_long_run(exe, iters=200000):
+    """Memory stays flat however many waits, tests and messages there are."""
+    rc, out, err = run(2, [exe, str(iters)], "paper-16", timeout=600)
+    if not need("long run", rc, out, err):
+        return
+    for r in (0, 1):
+        line = re.search(rf"^longrun rank={r} .*$", out, re.M)
+        if not line:
+            check(f"long run rank {r} output", False, out[-300:])
+            continue
+        early, end = field(line.group(0), "rss_early_kib"), field(line.group(0), "rss_end_kib")
+        check(f"long run rank {r}: resident memory flat over {iters} iterations (<= 512 KiB growth after 10%)",
+              end - early <= 512, f"({early:.0f} KiB -> {end:.0f} KiB)", always=True)
+
+
+def test_host_invariance(ring, loop):
+    """The same program predicted on 1 core, on 2 cores and beside a CPU hog.
+
+    Communication-bound programs must agree within 1%.  A compute-bound
+    program's prediction is its CPU time, and the CPU time of the same loop
+    varies by 3-5% from run to run on this VM whatever the configuration
+    (the host's own speed, not the simulator's): so there each
+    configuration's prediction is checked against the CPU time its ranks
+    measured themselves, within 2%."""
+    if not shutil.which("taskset"):
+        check("taskset is installed (package util-linux)", False)
+        return
+    configs = (("0,1", False, "2 cores"), ("0", False, "1 core"), ("0,1", True, "2 cores beside a CPU hog"))
+    for name, args, p in (("ring of 16 ranks, 64 KiB", ["65536", "20"], 16),
+                          ("ring of 8 ranks, 200 kB", ["200000", "10"], 8)):
+        base = None
+        for cores, hog, how in configs:
+            out = host_run(ring, args, p, "paper-16", cores, hog)
+            job = JOB_LINE.search(out or "")
+            pred = float(job.group(1)) if job else None
+            if base is None:
+                base = pred
+                check(f"host invariance, {name}: runs on {how}", pred is not None, (out or "")[-300:])
+                continue
+            if pred is None or base is None:
+                check(f"host invariance, {name}: {how}", False, "(a run failed)")
+                continue
+            err = (pred - base) / base
+            check(f"host invariance, {name} (communication-bound): {how} vs 2 cores", abs(err) <= 0.01,
+                  f"({pred * 1e3:.4f} ms vs {base * 1e3:.4f} ms, {err * 100:+.2f}%)", always=True)
+    for cores, hog, how in configs:
+        out = host_run(loop, ["20000000"], 8, "paper-16", cores, hog, quiet=False) or ""
+        preds = {int(m.group(1)): float(m.group(3)) for m in RANK_LINE.finditer(out)}
+        cpus = {int(m.group(1)): float(m.group(2)) for m in re.finditer(r"^cpuloop rank=(\d+) cpu_s=([0-9.]+)", out, re.M)}
+        worst = max((abs(preds[r] - cpus[r]) / cpus[r] for r in cpus if r in preds), default=None)
+        check(f"host invariance, CPU loop on 8 ranks (compute-bound), {how}: predictions = own CPU time",
+              worst is not None and len(cpus) == 8 and worst <= 0.02,
+              f"(worst rank {worst * 100 if worst is not None else float('nan'):.2f}% off)", always=True)
+
+
+def host_run(exe, args, p, target, cores, hog=False, quiet=True):
+    """Runs with the host limited to `cores` (taskset), optionally beside a
+    CPU-bound process competing for them; returns stdout, None on failure."""
+    hog_proc = None
+    if hog:
+        hog_proc = subprocess.Popen(["taskset", "-c", cores, "sh", "-c", "while :; do :; done"])
+    try:
+        env = dict(os.environ, VACED_TARGET=target)
+        env.pop("VACED_JSON", None)
+        if quiet:
+            env["VACED_QUIET"] = "1"
+        else:
+            env.pop("VACED_QUIET", None)
+        r = subprocess.run(["taskset", "-c", cores, os.path.join(BIN, "mpiexec"), "-n", str(p), exe] + args,
+                           capture_output=True, text=True, env=env, timeout=600)
+    except subprocess.TimeoutExpired:
+        return None
+    finally:
+        if hog_proc:
+            hog_proc.kill()
+            hog_proc.wait()
+    return r.stdout if r.returncode == 0 else None
+
+
 def test_reports(exe):
     """Output format: rank lines, the job line, quiet mode and JSON."""
     rc, out, err = run(4, [exe, "1000", "10"])
@@ -202,6 +373,8 @@ def test_reports(exe):
     rc, out, err = run(4, [exe, "1000", "10"], env_extra={"VACED_QUIET": "1"})
     check("VACED_QUIET silences the rank lines but not the job line",
           rc == 0 and not RANK_LINE.search(out) and JOB_LINE.search(out) is not None, out[-300:])
+    rc, out, err = run(4, [exe, "1000", "10"], env_extra={"VACED_QUIET": "all"})
+    check("VACED_QUIET=all silences every line", rc == 0 and "vaced:" not in out and "pingpong" in out, out[-300:])
 
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "pred.json")
@@ -269,6 +442,7 @@ def main():
             test_pingpong(pp, "ping-pong", PAPER, "paper-16", 3, sizes)
             # two ranks share a node of paper-1024: 0 hops, memory copies only
             test_pingpong(pp, "ping-pong", PAPER, "paper-1024", 0, [(1048576, 30)])
+            test_eager_threshold(pp)
             test_reports(pp)
             test_bad_target(pp)
         ppf = build("pingpong-f90", "pingpong.f90", compiler="mpif90")
@@ -283,6 +457,15 @@ def main():
         coll = build("collectives", "collectives.c")
         if coll:
             test_collectives(coll)
+        adv = build("adversarial", "adversarial.c")
+        if adv:
+            test_adversarial(adv)
+            test_fig4(adv)
+        if ring and loop:
+            test_host_invariance(ring, loop)
+        longrun = build("longrun", "longrun.c")
+        if longrun:
+            test_long_run(longrun)
         test_debian_mpicc()
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0

@@ -19,8 +19,8 @@ static void test_history(void)
 {
     struct vaced_waits w;
     vaced_waits_reset(&w);
-    /* no history: a message is handled when it arrives */
-    CHECK_EQ_I64(vaced_waits_handle_time(&w, US(5), US(3)), US(3));
+    /* no progress point since the start: the current one handles it */
+    CHECK_EQ_I64(vaced_waits_handle_time(&w, US(5), US(3)), US(5));
 
     vaced_waits_record(&w, US(10), US(20));
     vaced_waits_record(&w, US(30), US(40));
@@ -39,8 +39,8 @@ static void test_history(void)
     CHECK_EQ_I64(vaced_waits_handle_time(&w, cur, US(45)), US(50));
     CHECK_EQ_I64(vaced_waits_handle_time(&w, cur, US(50)), cur);   /* the test at 50 had ended */
     CHECK_EQ_I64(vaced_waits_handle_time(&w, cur, US(60)), cur);
-    /* older than every kept wait: on arrival */
-    CHECK_EQ_I64(vaced_waits_handle_time(&w, cur, US(5)), US(5));
+    /* before the rank's first progress point: that point handles it */
+    CHECK_EQ_I64(vaced_waits_handle_time(&w, cur, US(5)), US(10));
 
     /* the ring keeps the newest VACED_WAIT_HISTORY waits */
     vaced_waits_reset(&w);
@@ -51,7 +51,8 @@ static void test_history(void)
     CHECK_EQ_I64(vaced_waits_handle_time(&w, last + US(100), last - US(7)), last - US(7));
     CHECK_EQ_I64(vaced_waits_handle_time(&w, last + US(100), last - US(3)), last);
     CHECK_EQ_I64(vaced_waits_handle_time(&w, last + US(100), last + US(3)), last + US(3));
-    CHECK_EQ_I64(vaced_waits_handle_time(&w, last + US(100), US(30)), US(30));   /* dropped */
+    /* older than every kept wait, once some were dropped: on arrival */
+    CHECK_EQ_I64(vaced_waits_handle_time(&w, last + US(100), US(30)), US(30));
 }
 
 /* paper-16: Bmem 6.38 GB/s, Bnet 4.16 GB/s, l(3) = 15 + 3 * 0.6 us */
@@ -174,12 +175,93 @@ static void test_events(struct vaced_target *t)
     vaced_complete_now(US(200));
     CHECK_EQ_I64(vaced_now(), US(200));
 
+    /* precision: a million seconds into a run, a 1-byte copy (0.157 ns)
+     * still adds exactly its rounded picoseconds */
+    vaced_st.tv = 1000000 * VACED_PS_PER_S;
+    vaced_activity_begin();
+    for (int i = 0; i < 1000; i++)
+        vaced_send_stamp(1, 1, 1, NULL);
+    vaced_activity_end();
+    CHECK_EQ_I64(vaced_now() - 1000000 * VACED_PS_PER_S, 1000 * copy_ps(1));
+    vaced_st.tv = US(200);
+
     /* nothing moves once the simulation has ended */
     vaced_running = 0;
     vaced_complete_now(US(300));
     vaced_activity_begin();
     CHECK_EQ_I64(vaced_send_stamp(1, 100, 1, NULL), VACED_TIME_UNSET);
     CHECK_EQ_I64(vaced_now(), US(200));
+}
+
+static vaced_time_t fired_ta[8];
+static int fired;
+
+/* A parked response: sends a REQ-sized message and notes its stamp. */
+static void fire_note(void *arg)
+{
+    (void) arg;
+    fired_ta[fired++] = vaced_send_stamp(1, 0, 0, NULL);
+}
+
+static void test_early_queue(struct vaced_target *t)
+{
+    const vaced_time_t tol = 2, l3 = US(16.8);
+    start(t, 0);
+    vaced_st.tv = US(100);
+    /* nothing seen yet: the target holds any message in its buffer */
+    CHECK(vaced_unseen(US(50)));
+    vaced_waits_record(&vaced_st.waits, US(10), US(60));
+    CHECK(!vaced_unseen(US(50)));              /* the wait that ended at 60 saw it */
+    CHECK(vaced_unseen(US(70)));
+    CHECK(vaced_early(US(120)));               /* after now, outside a wait */
+    CHECK(!vaced_early(US(90)));
+
+    fired = 0;
+    vaced_defer(US(200), fire_note, NULL);     /* parked at tV = 100 */
+    vaced_defer(US(180), fire_note, NULL);
+    vaced_st.tv = US(150);
+    vaced_poll();                              /* a test at 150: nothing due */
+    CHECK_EQ_I64(fired, 0);
+    vaced_st.tv = US(250);
+    vaced_poll();                              /* a test at 250: both due, in due order */
+    CHECK_EQ_I64(fired, 2);
+    /* answered at the first progress point after arrival: this test */
+    CHECK_NEAR_I64(fired_ta[0], US(250) + l3, tol);
+    CHECK_NEAR_I64(fired_ta[1], US(250) + l3, tol);
+    CHECK_EQ_I64(vaced_now(), US(250));
+
+    /* polls closer than 1 us merge; farther ones are new progress points */
+    unsigned before = vaced_st.waits.count;
+    vaced_st.tv = US(250.5);
+    vaced_poll();
+    CHECK_EQ_U64(vaced_st.waits.count, before);
+    vaced_st.tv = US(260);
+    vaced_poll();
+    CHECK_EQ_U64(vaced_st.waits.count, before + 1);
+
+    /* a blocking wait sends everything parked when it starts: what arrives
+     * later is answered on arrival, inside the wait */
+    fired = 0;
+    vaced_defer(US(300), fire_note, NULL);
+    vaced_defer(US(265), fire_note, NULL);
+    vaced_st.tv = US(280);
+    vaced_wait_begin();
+    CHECK_EQ_I64(fired, 2);
+    CHECK_NEAR_I64(fired_ta[0], US(280) + l3, tol);      /* arrived before the wait */
+    CHECK_NEAR_I64(fired_ta[1], US(300) + l3, tol);      /* arrives during it */
+    CHECK(!vaced_early(US(400)));              /* inside a wait nothing is early */
+    vaced_wait_end();
+
+    /* parked at a post: never answered before the post */
+    fired = 0;
+    vaced_st.tv = US(500);
+    vaced_defer(US(290), fire_note, NULL);
+    vaced_st.tv = US(510);
+    vaced_wait_begin();
+    vaced_wait_end();
+    CHECK_EQ_I64(fired, 1);
+    CHECK_NEAR_I64(fired_ta[0], US(510) + l3, tol);
+    vaced_free_deferred();
 }
 
 int main(int argc, char **argv)
@@ -190,6 +272,7 @@ int main(int argc, char **argv)
     struct vaced_target *t = NULL;
     if (CHECK(vaced_target_load(path, 16, &t, err, sizeof err) == 0)) {
         test_events(t);
+        test_early_queue(t);
         vaced_target_free(t);
     } else {
         printf("cannot load %s: %s\n", path, err);

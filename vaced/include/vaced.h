@@ -35,6 +35,10 @@ int vaced_sim_start(int rank, int size);
 #define VACED_SUMMARY_LEN 3 /* total, compute, communication, in seconds */
 void vaced_sim_end(double out[VACED_SUMMARY_LEN]);
 
+/* The target's eager/rendezvous threshold in bytes (MPICH's meaning: the
+ * payload plus the eager header), for the job's protocol choice. */
+uint64_t vaced_eager_threshold(void);
+
 /* Rank 0 only: all ranks' summaries (size * VACED_SUMMARY_LEN doubles, rank
  * order).  Prints the program line and writes $VACED_JSON if set.  Returns 0,
  * or non-zero when the JSON file could not be written (already reported). */
@@ -52,6 +56,15 @@ void vaced_activity_end(void);
 
 /* tV as of the last event (no clock read). */
 vaced_time_t vaced_now(void);
+
+/* What has completed on the target by now: tV while the simulation runs,
+ * everything (INT64_MAX) before and after. */
+vaced_time_t vaced_horizon(void);
+
+/* The running call polled for a completion and found none (MPI_Test*,
+ * MPI_Iprobe): its host CPU time counts as computation, as the program
+ * chose to spend it polling; a polling loop's target time then advances. */
+void vaced_test_failed(void);
 
 /* MPI_Wtime: tV plus the running compute segment, in seconds. */
 double vaced_wtime(void);
@@ -96,6 +109,34 @@ vaced_time_t vaced_recv_done(vaced_time_t ta, uint64_t bytes);
  * tV; returns the completion time, or VACED_TIME_UNSET when it arrives
  * later and the receive completes in a later wait. */
 vaced_time_t vaced_recv_found(vaced_time_t ta, uint64_t bytes);
+
+/* --- The early queue ---------------------------------------------------- */
+
+/* Sends a parked response; called inside a handling context whose send
+ * time is when the target answers. */
+typedef void (*vaced_fire_fn)(void *arg);
+
+/* True when a message arriving on the target at `ta` has not been seen by
+ * any progress point of this rank so far: the target still holds it in its
+ * message buffer, so a receive posted now does not find it. */
+int vaced_unseen(vaced_time_t ta);
+
+/* True when a message arriving at `ta`, handled now by the host, reaches
+ * the target only after this rank's current progress point: a test or
+ * probe (not a blocking wait) whose time is before ta. */
+int vaced_early(vaced_time_t ta);
+
+/* Parks the response to a message arriving on the target at `due`: it is
+ * sent at this rank's first progress point at or after `due`, never before
+ * now.  A blocking wait sends every parked response when it starts (at
+ * `due` if that is later than the wait's start), so a rank can never wait
+ * for a response it holds. */
+void vaced_defer(vaced_time_t due, vaced_fire_fn fire, void *arg);
+
+/* A non-blocking progress point (MPI_Test*, MPI_Iprobe, MPI_Improbe) at
+ * tV: recorded in the wait history, and parked responses due by now are
+ * sent. */
+void vaced_poll(void);
 
 /* --- Waits (Algorithm 2) ----------------------------------------------- */
 

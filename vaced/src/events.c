@@ -91,8 +91,13 @@ void vaced_wait_begin(void)
         return;
     vaced_activity_begin();
     struct vaced_waits *w = &vaced_st.waits;
-    if (w->depth++ == 0)
+    if (w->depth++ == 0) {
         w->start = w->done = vaced_st.tv;      /* AWTstart = tV */
+        /* Parked responses go out now: those due later are handled during
+         * this wait on the target if it depends on them, and the host must
+         * not block while holding them. */
+        vaced_fire_deferred(INT64_MAX);
+    }
 }
 
 void vaced_wait_complete(vaced_time_t done)

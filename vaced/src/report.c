@@ -2,10 +2,12 @@
 #include <string.h>
 #include "report.h"
 
-int getenv_flag(const char *name)
+int quiet_level(void)
 {
-    const char *v = getenv(name);
-    return v && *v && strcmp(v, "0") != 0;
+    const char *v = getenv("VACED_QUIET");
+    if (!v || !*v || !strcmp(v, "0"))
+        return 0;
+    return !strcmp(v, "all") || !strcmp(v, "2") ? 2 : 1;
 }
 
 /* One fprintf per line, flushed, so lines of many ranks do not interleave. */

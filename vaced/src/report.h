@@ -11,8 +11,10 @@ struct vaced_job_info {
     int ranks;
 };
 
-/* True when the environment variable is set to something other than "" or "0". */
-int getenv_flag(const char *name);
+/* $VACED_QUIET: 0 (unset, "" or "0") every line; 1 (any other value) no
+ * rank lines; 2 ("all") not even rank 0's line (for test harnesses that
+ * compare a program's output; the JSON file is still written). */
+int quiet_level(void);
 
 void vaced_print_rank_line(FILE *f, const struct vaced_rank_summary *s, int size);
 /* all: ranks * 3 doubles (total, compute, communication) in rank order. */

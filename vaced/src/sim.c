@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "state.h"
 #include "report.h"
 
@@ -33,6 +34,18 @@ static int resolve_target(const char *spec, char *path, size_t len)
     return -1;
 }
 
+/* Every rank reads the same description, so rank 0 alone says what is
+ * wrong; the others give it time to say so before the job ends (mpiexec
+ * kills them once rank 0 exits). */
+static int refuse(int rank)
+{
+    if (rank != 0) {
+        struct timespec pause = { 5, 0 };
+        nanosleep(&pause, NULL);
+    }
+    return 1;
+}
+
 int vaced_sim_start(int rank, int size)
 {
     char err[1024];
@@ -42,17 +55,16 @@ int vaced_sim_start(int rank, int size)
     memset(&vaced_st, 0, sizeof vaced_st);
     vaced_st.rank = rank;
     vaced_st.size = size;
-    /* Every rank reads the same description: rank 0 alone says what is wrong. */
     if (resolve_target(spec, vaced_st.target_path, sizeof vaced_st.target_path)) {
         if (rank == 0)
             fprintf(stderr, "vaced: target '%s': no such file, and no %s.topo in $VACED_TOPO_DIR or %s\n",
                     spec, spec, VACED_TOPO_DIR);
-        return 1;
+        return refuse(rank);
     }
     if (vaced_target_load(vaced_st.target_path, size, &vaced_st.target, err, sizeof err)) {
         if (rank == 0)
             fprintf(stderr, "vaced: %s\n", err);
-        return 1;
+        return refuse(rank);
     }
     /* The source is named in the job line; why it is not the cheapest
      * possible one only matters to a user who asked for another. */
@@ -74,6 +86,7 @@ void vaced_sim_end(double out[VACED_SUMMARY_LEN])
 {
     if (vaced_running) {
         vaced_activity_begin();                 /* E_end: tV += t2 - t1 */
+        vaced_fire_deferred(INT64_MAX);         /* before connections close */
         vaced_running = 0;
         vaced_st.ended = 1;
     }
@@ -83,7 +96,7 @@ void vaced_sim_end(double out[VACED_SUMMARY_LEN])
         .compute = vaced_time_to_s(vaced_st.compute),
     };
     s.communication = s.total - s.compute;
-    if (vaced_st.ended && !getenv_flag("VACED_QUIET"))
+    if (vaced_st.ended && quiet_level() == 0)
         vaced_print_rank_line(stdout, &s, vaced_st.size);
     out[0] = s.total;
     out[1] = s.compute;
@@ -98,7 +111,8 @@ int vaced_report_job(const double *all, int size)
         .cpu_source = vaced_cputime_source_name(vaced_st.cpu_source),
         .ranks = size,
     };
-    vaced_print_job_line(stdout, &job, all);
+    if (quiet_level() < 2)
+        vaced_print_job_line(stdout, &job, all);
     const char *json = getenv("VACED_JSON");
     if (json && *json && vaced_write_json(json, &job, all)) {
         fprintf(stderr, "vaced: cannot write VACED_JSON file '%s'; the prediction is the line above\n", json);
@@ -107,9 +121,15 @@ int vaced_report_job(const double *all, int size)
     return 0;
 }
 
+uint64_t vaced_eager_threshold(void)
+{
+    return vaced_st.target ? vaced_target_eager_threshold(vaced_st.target) : 0;
+}
+
 void vaced_shutdown(void)
 {
     vaced_running = 0;
+    vaced_free_deferred();
     vaced_target_free(vaced_st.target);
     vaced_st.target = NULL;
     vaced_cputime_fini();

@@ -8,12 +8,15 @@
 #include "target.h"
 #include "cputime.h"
 #include "waits.h"
+#include "deferred.h"
 
 struct vaced_state {
     int rank, size;
     vaced_time_t tv;            /* virtual target time of the last event */
     int64_t t1_ns;              /* CPU time when the running compute segment began */
     int64_t read_cost_ns;       /* CPU time one clock read adds to a segment */
+    int64_t t2_ns;              /* CPU time when the running activity began */
+    int test_failed;            /* the running activity counts as computation */
     int depth;                  /* nesting of communication activities */
     vaced_time_t compute;       /* sum of compute segments, for the split */
     int ended;                  /* E_end happened: tv is the prediction */
@@ -21,7 +24,13 @@ struct vaced_state {
     enum vaced_cpu_source cpu_source;
     char target_path[512];
     struct vaced_waits waits;
+    struct vaced_early_queue early;
 };
+
+/* Sends the parked responses due by `limit` (all of them: INT64_MAX). */
+void vaced_fire_deferred(vaced_time_t limit);
+/* Releases the early queue's memory. */
+void vaced_free_deferred(void);
 
 extern struct vaced_state vaced_st;
 

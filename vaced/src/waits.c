@@ -3,6 +3,7 @@
 void vaced_waits_reset(struct vaced_waits *w)
 {
     w->head = w->count = 0;
+    w->dropped = 0;
     w->depth = 0;
     w->start = w->done = 0;
     w->handling = 0;
@@ -20,6 +21,7 @@ void vaced_waits_record(struct vaced_waits *w, vaced_time_t start, vaced_time_t 
     if (w->count == VACED_WAIT_HISTORY) {
         w->head = (w->head + 1) % VACED_WAIT_HISTORY;
         w->count--;
+        w->dropped = 1;
     }
     w->hist[(w->head + w->count) % VACED_WAIT_HISTORY] = (struct vaced_span){ start, end };
     w->count++;
@@ -27,8 +29,15 @@ void vaced_waits_record(struct vaced_waits *w, vaced_time_t start, vaced_time_t 
 
 vaced_time_t vaced_waits_handle_time(const struct vaced_waits *w, vaced_time_t cur, vaced_time_t ta)
 {
-    if (ta >= cur || w->count == 0 || ta < span_at(w, 0)->start)
+    if (ta >= cur)
         return ta;
+    if (w->count == 0)
+        return cur;     /* no progress point since the start: this one */
+    if (ta < span_at(w, 0)->start)
+        /* before the oldest kept wait: its start, if it is the rank's first
+         * progress point; otherwise history is gone and arrival is the
+         * best bound left */
+        return w->dropped ? ta : span_at(w, 0)->start;
     /* Last recorded wait that started at or before ta (binary search). */
     unsigned lo = 0, hi = w->count - 1;
     while (lo < hi) {

@@ -16,6 +16,7 @@ struct vaced_span { vaced_time_t start, end; };
 struct vaced_waits {
     struct vaced_span hist[VACED_WAIT_HISTORY]; /* ring, in start order */
     unsigned head, count;       /* oldest entry, number of entries */
+    int dropped;                /* older waits have left the ring */
     int depth;                  /* nesting of the running wait */
     vaced_time_t start;         /* AWTstart of the running wait */
     vaced_time_t done;          /* latest completion awaited so far */

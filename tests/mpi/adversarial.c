@@ -1,0 +1,198 @@
+/* Programs whose host message order is the reverse of the target's, made
+ * so on purpose: sleeping costs no CPU time, so it delays a rank on the host
+ * without moving its target time, while a CPU-bound loop moves both.
+ *
+ * Usage: adversarial CASE     (3 ranks)
+ *   wildcard   rank 1 computes ~20 ms then sends to 0; rank 2 sleeps, then
+ *              sends; rank 0 sleeps until both are on the host, then receives
+ *              twice from MPI_ANY_SOURCE: the target sees rank 2's first.
+ *   waitany    the same senders; rank 0 waits with MPI_Waitany on two
+ *              receives: rank 2's completes first on the target.
+ *   late       rank 1 computes ~20 ms then sends to 0; rank 0 sleeps, so the
+ *              message is on the host long before its receive is posted,
+ *              which on the target is long before the message arrives.
+ *   test       like late, but rank 0 polls with MPI_Test: the first test
+ *              finds nothing (the message has not arrived on the target),
+ *              and the polling loop ends when it has.
+ * The paper's Fig. 4: rank 0 waits twice (wait 1, for a message from rank
+ * 2, then wait 2 for message A from rank 1) with computation between.
+ *   fig4b-data  A (eager) reaches the host during wait 1, but the target
+ *               only during the computation: wait 2 copies it at its start.
+ *   fig4b-req   A is rendezvous, its receive posted after the RTS reached
+ *               the host but before it reaches the target: the CTS leaves at
+ *               wait 2's start, not at the post.
+ *   fig4b-ack   rank 1 is the rendezvous sender; it tests once after the
+ *               CTS reached its host but before it reaches the target: the
+ *               DATA leaves at its wait's start, not at the test.
+ *   fig4c-data  A (eager) reaches the target during wait 1 but the host
+ *               only during wait 2: wait 2 ends at once.
+ *   fig4c-req   the same with A rendezvous: the target answers the RTS in
+ *               wait 1, so A completes before wait 2 starts.
+ * Each rank prints `t_<event>=<MPI_Wtime>` values; rank 0 prints what it
+ * matched.  The test computes the expected target times from them. */
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define BYTES 1024
+
+static void burn_cpu(double seconds)
+{
+    struct timespec a, b;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &a);
+    volatile double x = 1;
+    do {
+        for (int i = 0; i < 10000; i++)
+            x = x * 1.0000001 + 1e-9;
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &b);
+    } while ((b.tv_sec - a.tv_sec) + (b.tv_nsec - a.tv_nsec) * 1e-9 < seconds);
+}
+
+static void sleep_s(double s)
+{
+    struct timespec ts = { (time_t) s, (long) ((s - (time_t) s) * 1e9) };
+    nanosleep(&ts, NULL);
+}
+
+#define BIG 200000               /* rendezvous on the targets used */
+
+static void fig4(int rank, const char *mode)
+{
+    static char a[BIG], x[8];
+    int big = strstr(mode, "req") || strstr(mode, "ack");
+    int n = big ? BIG : BYTES;
+    int late_b = !strncmp(mode, "fig4b", 5);    /* A late on the target, early on the host */
+    MPI_Request r;
+
+    if (rank == 2) {                            /* wait 1's message */
+        if (late_b)
+            sleep_s(0.3);                       /* holds rank 0 in wait 1 on the host */
+        else
+            burn_cpu(0.02);                     /* wait 1 lasts 20 ms on the target */
+        MPI_Send(x, sizeof x, MPI_BYTE, 0, 2, MPI_COMM_WORLD);
+    } else if (rank == 1) {                     /* A's sender */
+        if (!strcmp(mode, "fig4b-ack")) {
+            int flag;
+            double t_send = MPI_Wtime();
+            MPI_Isend(a, n, MPI_BYTE, 0, 1, MPI_COMM_WORLD, &r);
+            sleep_s(0.3);                       /* the CTS reaches the host */
+            MPI_Test(&r, &flag, MPI_STATUS_IGNORE);
+            burn_cpu(0.01);
+            double t_wait = MPI_Wtime();
+            MPI_Wait(&r, MPI_STATUS_IGNORE);
+            double t_done = MPI_Wtime();
+            printf("rank=1 t_send=%.9f first_test=%d t_wait=%.9f t_done=%.9f\n", t_send, flag,
+                   t_wait, t_done);
+            return;
+        }
+        if (late_b)
+            burn_cpu(0.005);                    /* reaches the target at ~5 ms */
+        else
+            sleep_s(0.5);                       /* reaches the host during wait 2 */
+        double t_send = MPI_Wtime();
+        MPI_Send(a, n, MPI_BYTE, 0, 1, MPI_COMM_WORLD);
+        double t_sent = MPI_Wtime();
+        printf("rank=1 t_send=%.9f t_sent=%.9f\n", t_send, t_sent);
+    } else if (rank == 0) {
+        if (!strcmp(mode, "fig4b-req"))
+            sleep_s(0.2);                       /* the RTS reaches the host before the post */
+        MPI_Irecv(a, n, MPI_BYTE, 1, 1, MPI_COMM_WORLD, &r);
+        double t_post = MPI_Wtime();
+        if (strcmp(mode, "fig4b-req") && strcmp(mode, "fig4b-ack"))
+            MPI_Recv(x, sizeof x, MPI_BYTE, 2, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        double t_wait1 = MPI_Wtime();
+        if (strcmp(mode, "fig4b-ack"))
+            burn_cpu(0.01);                     /* computation between the waits */
+        double t_wait2 = MPI_Wtime();
+        MPI_Wait(&r, MPI_STATUS_IGNORE);
+        printf("rank=0 t_post=%.9f t_wait1_end=%.9f t_wait2=%.9f t_done=%.9f\n", t_post, t_wait1,
+               t_wait2, MPI_Wtime());
+        if (!strcmp(mode, "fig4b-req") || !strcmp(mode, "fig4b-ack"))
+            MPI_Recv(x, sizeof x, MPI_BYTE, 2, 2, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    MPI_Init(&argc, &argv);
+    int rank, size;
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    const char *mode = argc > 1 ? argv[1] : "";
+    char buf[BYTES] = { 0 }, buf2[BYTES];
+    MPI_Status st;
+
+    if (size != 3) {
+        if (rank == 0)
+            fprintf(stderr, "adversarial needs 3 ranks\n");
+        MPI_Abort(MPI_COMM_WORLD, 2);
+    }
+    /* Connect every pair and run each send path once first: a first
+     * message waits on the host for its connection, whose set-up needs the
+     * receiver's progress engine, and a first call's code faults in. */
+    for (int i = 0; i < 2; i++)
+        MPI_Sendrecv(buf, 1, MPI_BYTE, (rank + 1) % size, 9, buf2, 1, MPI_BYTE,
+                     (rank + size - 1) % size, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Send(buf, BYTES, MPI_BYTE, (rank + 1) % size, 9, MPI_COMM_WORLD);
+    MPI_Recv(buf2, BYTES, MPI_BYTE, (rank + size - 1) % size, 9, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+
+    if (!strncmp(mode, "fig4", 4)) {
+        fig4(rank, mode);
+        MPI_Finalize();
+        return 0;
+    }
+    int two_senders = !strcmp(mode, "wildcard") || !strcmp(mode, "waitany");
+    if (rank == 1) {
+        burn_cpu(0.02);                         /* late on the target, early on the host */
+        double t = MPI_Wtime();
+        MPI_Send(buf, BYTES, MPI_BYTE, 0, 1, MPI_COMM_WORLD);
+        printf("rank=1 t_send=%.9f\n", t);
+    } else if (rank == 2 && two_senders) {
+        sleep_s(0.3);                           /* early on the target, late on the host */
+        double t = MPI_Wtime();
+        MPI_Send(buf, BYTES, MPI_BYTE, 0, 1, MPI_COMM_WORLD);
+        printf("rank=2 t_send=%.9f\n", t);
+    } else if (rank == 0) {
+        sleep_s(0.6);                           /* every message is on the host by now */
+        double t_post = MPI_Wtime();
+        if (!strcmp(mode, "wildcard")) {
+            MPI_Recv(buf, BYTES, MPI_BYTE, MPI_ANY_SOURCE, 1, MPI_COMM_WORLD, &st);
+            double t1 = MPI_Wtime();
+            int first = st.MPI_SOURCE;
+            MPI_Recv(buf, BYTES, MPI_BYTE, MPI_ANY_SOURCE, 1, MPI_COMM_WORLD, &st);
+            printf("rank=0 t_post=%.9f first=%d t_first=%.9f second=%d t_second=%.9f\n", t_post,
+                   first, t1, st.MPI_SOURCE, MPI_Wtime());
+        } else if (!strcmp(mode, "waitany")) {
+            MPI_Request r[2];
+            int idx;
+            MPI_Irecv(buf, BYTES, MPI_BYTE, 1, 1, MPI_COMM_WORLD, &r[0]);
+            MPI_Irecv(buf2, BYTES, MPI_BYTE, 2, 1, MPI_COMM_WORLD, &r[1]);
+            MPI_Waitany(2, r, &idx, &st);
+            double t1 = MPI_Wtime();
+            int first = st.MPI_SOURCE;
+            MPI_Waitany(2, r, &idx, &st);
+            printf("rank=0 t_post=%.9f first=%d t_first=%.9f second=%d t_second=%.9f\n", t_post,
+                   first, t1, st.MPI_SOURCE, MPI_Wtime());
+        } else if (!strcmp(mode, "late")) {
+            MPI_Recv(buf, BYTES, MPI_BYTE, 1, 1, MPI_COMM_WORLD, &st);
+            printf("rank=0 t_post=%.9f t_recv=%.9f\n", t_post, MPI_Wtime());
+        } else if (!strcmp(mode, "test")) {
+            MPI_Request r;
+            int flag = 0, first_flag, tests = 0;
+            MPI_Irecv(buf, BYTES, MPI_BYTE, 1, 1, MPI_COMM_WORLD, &r);
+            MPI_Test(&r, &first_flag, &st);
+            flag = first_flag;
+            while (!flag) {
+                MPI_Test(&r, &flag, &st);
+                tests++;
+            }
+            printf("rank=0 t_post=%.9f first_test=%d tests=%d t_recv=%.9f\n", t_post, first_flag,
+                   tests, MPI_Wtime());
+        }
+    }
+    fflush(stdout);
+    MPI_Finalize();
+    return 0;
+}
