@@ -94,12 +94,15 @@ configure_tree() {
     echo "$want" >"$obj/.suite-stamp"
 }
 
-# The testlist runtests reads in $obj/$d: the directory's own, or for
-# --subset the lines of it that subset.txt names ("dir/program [np]").
-testlist_for() {
+# The testlists runtests reads in $obj/$d, as MPICH's own "make testing":
+# the directory's testlist, then the generated testlist.dtp (DTPools
+# datatypes) and testlist.cvar (every collective algorithm, in coll) where
+# configure made them.  For --subset, the lines of the directory's testlist
+# that subset.txt names ("dir/program [np]", or "dir/*" for all of them).
+testlists_for() {
     local obj=$1 d=$2 list
     if [ $subset -eq 0 ]; then
-        echo testlist
+        echo testlist,testlist.dtp,testlist.cvar
         return
     fi
     list=$obj/$d/testlist
@@ -108,7 +111,7 @@ testlist_for() {
     grep -v '^\s*#' "$SUBSET_FILE" | awk -v d="$d" 'NF { split($1, p, "/"); if (p[1] == d) print }' |
         while read -r prog np; do
             prog=${prog#*/}
-            if [ "$prog" = "*" ] || [ -z "$prog" ]; then
+            if [ "$prog" = "*" ]; then
                 grep -v '^\s*#' "$list" | grep .
             else
                 awk -v p="$prog" -v n="$np" '$1 == p && (n == "" || $2 == n)' "$list" | grep . ||
@@ -121,13 +124,14 @@ testlist_for() {
 # Test programs built in parallel up front (runtests would build them one
 # by one); a program that does not build is reported by runtests as a failure.
 build_dir() {
-    local obj=$1 d=$2 list=$3 progs
-    if [ -f "$obj/$d/$list" ]; then
-        list=$obj/$d/$list
-    else
-        list=$WORK/src/$d/$list
-    fi
-    progs=$(sed 's/#.*//' "$list" | awk 'NF && $1 !~ /^!/ {print $1}' | sort -u)
+    local obj=$1 d=$2 lists=$3 list progs
+    progs=$(IFS=,; for list in $lists; do
+                if [ -f "$obj/$d/$list" ]; then
+                    cat "$obj/$d/$list"
+                elif [ -f "$WORK/src/$d/$list" ]; then
+                    cat "$WORK/src/$d/$list"
+                fi
+            done | sed 's/#.*//' | awk 'NF && $1 !~ /^!/ {print $1}' | sort -u)
     [ -n "$progs" ] || return 0
     # shellcheck disable=SC2086
     make -k -j"$jobs" -C "$obj/$d" $progs >"$obj/$d/build.log" 2>&1 || true
@@ -159,7 +163,7 @@ run_build() {
     fi
     for d in "${DIRS[@]}"; do
         [ -d "$obj/$d" ] || die "$b: no directory '$d' in test/mpi (configured out?)"
-        list=$(testlist_for "$obj" "$d")
+        list=$(testlists_for "$obj" "$d")
         say "$b: $d: building"
         build_dir "$obj" "$d" "$list"
         say "$b: $d: running"
@@ -273,7 +277,7 @@ main() {
     python3 "$HERE/compare.py" --results "$WORK/results" --dirs "$(IFS=,; echo "${DIRS[*]}")" --out "$out" \
         --diagnoses "$HERE/diagnoses.txt" \
         --settings "run: $mode, $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?'), $(nproc) cores" \
-        --settings "MPICH 4.0.2 test/mpi, configured with --disable-romio --disable-ft-tests --disable-perftest; xfail tests not run" \
+        --settings "MPICH 4.0.2 test/mpi, configured with --disable-romio --disable-ft-tests --disable-perftest; lists testlist, testlist.dtp, testlist.cvar as in MPICH's make testing; xfail tests not run" \
         --settings "per-test timeout ${timeout} s unless the testlist sets one; process counts: ${maxnp:+at most $maxnp, else }the testlists'" \
         --settings "vaced run with VACED_TARGET=$target VACED_QUIET=${VACED_QUIET:-1}; both builds through mpiexec-filter.sh" \
         --settings "total time including configure and builds: ${elapsed} s" \
