@@ -1,0 +1,187 @@
+#!/usr/bin/env bash
+# A prediction across several host nodes: 3 network namespaces on a bridge
+# (tests/netns/lib.sh), Hydra over the "ssh" launcher vaced/tools/netns-launcher,
+# 12 ranks, 4 per host. The prediction must not depend on where the ranks
+# ran: it must equal the single-host run's (and the closed form) within 2%.
+# Also checks that the namespaces are always removed (error, signal,
+# SIGKILL leftovers) and the rank placement.
+# Needs root. Ends with "N passed, M failed"; exits non-zero if any failed.
+# About 20 s.
+#
+#   tests/netns/test_multihost.sh [ROOT]
+set -euo pipefail
+
+ROOT=$(cd "${1:-$(dirname "${BASH_SOURCE[0]}")/../..}" && pwd)
+HERE=$ROOT/tests/netns
+BIN=$ROOT/build/tests/netns
+VACED_BIN=$ROOT/install/vaced/bin
+LAUNCHER=$ROOT/vaced/tools/netns-launcher
+SLOW=$ROOT/tests/mpi/slow-net.topo
+TOL=0.02
+passed=0
+failed=0
+ok() { echo "ok   $1"; passed=$((passed + 1)); }
+fail() { echo "FAIL $1"; failed=$((failed + 1)); }
+check() {
+    local name=$1
+    shift
+    if "$@"; then ok "$name"; else fail "$name"; fi
+}
+finish() {
+    echo "$passed passed, $failed failed"
+    [ "$failed" -eq 0 ]
+}
+
+if [ "$(id -u)" -ne 0 ]; then
+    fail "needs root (network namespaces)"
+    finish
+fi
+for f in "$VACED_BIN/mpicc" "$VACED_BIN/mpiexec"; do
+    [ -x "$f" ] || { fail "$f missing: run ./build.sh"; finish; }
+done
+
+TMP=$(mktemp -d)
+trap 'rm -rf "$TMP"' EXIT
+mkdir -p "$BIN"
+for p in ring collectives; do
+    if [ ! -x "$BIN/$p" ] || [ "$ROOT/tests/mpi/$p.c" -nt "$BIN/$p" ] || [ "$VACED_BIN/mpicc" -nt "$BIN/$p" ]; then
+        "$VACED_BIN/mpicc" -O2 -o "$BIN/$p" "$ROOT/tests/mpi/$p.c"
+    fi
+done
+
+# field KEY TEXT: the value of KEY=VALUE in TEXT (last occurrence)
+field() { grep -oE "(^| )$1=[^ ]+" <<<"$2" | tail -n 1 | sed 's/.*=//'; }
+json_prediction() { python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["prediction_s"])' "$1"; }
+# near NAME GOT WANT [TOL]: |GOT/WANT - 1| <= TOL
+near() {
+    local name=$1 got=$2 want=$3 tol=${4:-$TOL} line
+    if [ -z "$got" ] || [ -z "$want" ]; then
+        fail "$name: no value (got '$got', want '$want')"
+        return 0
+    fi
+    line=$(python3 -c 'import sys
+g, w, t = map(float, sys.argv[1:4])
+e = g / w - 1
+print(("ok" if abs(e) <= t else "bad") + f" {g * 1e6:.3f} us vs {w * 1e6:.3f} us, {e * 100:+.2f}%")' "$got" "$want" "$tol")
+    if [ "${line%% *}" = ok ]; then ok "$name (${line#* })"; else fail "$name (${line#* })"; fi
+}
+
+# --- 1. cleanup always happens (runs in child shells, before our hosts) ----
+nsleft() { ip netns list 2>/dev/null | awk '{print $1}' | grep -cE '^vaced-h[0-9]+$' || true; }
+linksleft() { ip -o link show 2>/dev/null | grep -cE ': vaced-h(br|[0-9]+-(br|ns))[@:]' || true; }
+# running PID: "yes" while PID runs (a zombie waiting to be reaped has ended)
+running() {
+    local st
+    st=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null || true)
+    if [ -n "$st" ] && [ "$st" != Z ] && [ "$st" != X ]; then echo yes; else echo no; fi
+}
+child() { bash -c "set -euo pipefail; source '$HERE/lib.sh'; $1"; }
+
+st=0
+child 'netns_setup 2; false' >/dev/null 2>&1 || st=$?
+check "a failing script (set -e) leaves no namespace or link" test "$st" -ne 0 -a "$(nsleft)" -eq 0 -a "$(linksleft)" -eq 0
+st=0
+child 'netns_setup 2; kill -TERM $$; sleep 5' >/dev/null 2>&1 || st=$?
+check "SIGTERM: namespaces removed, status 143" test "$st" -eq 143 -a "$(nsleft)" -eq 0 -a "$(linksleft)" -eq 0
+st=0
+child 'netns_setup 2; kill -INT $$; sleep 5' >/dev/null 2>&1 || st=$?
+check "SIGINT: namespaces removed, status 130" test "$st" -eq 130 -a "$(nsleft)" -eq 0 -a "$(linksleft)" -eq 0
+# SIGKILL cannot be trapped: the hosts stay, with a process inside, until
+# the next setup removes them
+child "netns_setup 2; ip netns exec vaced-h1 sleep 300 & echo \$! >'$TMP/orphan'; sleep 0.5; kill -KILL \$\$" >/dev/null 2>&1 || true
+orphan=$(cat "$TMP/orphan")
+check "SIGKILL leaves the hosts and a process inside (as expected)" test "$(nsleft)" -eq 2 -a -n "$orphan"
+child 'netns_setup 1; true' >/dev/null 2>&1 || true
+check "the next setup removes the leftovers and ends the process inside" \
+    test "$(nsleft)" -eq 0 -a "$(linksleft)" -eq 0 -a -n "$orphan" -a "$(running "$orphan")" = no
+
+# --- 2. three hosts, 4 ranks each ----------------------------------------
+source "$HERE/lib.sh"
+netns_on_cleanup 'rm -rf "$TMP"'
+netns_setup 3
+HOSTS=$TMP/hosts
+netns_hostfile "$HOSTS" 4
+check "three hosts up: namespaces, bridge ports" test "$(nsleft)" -eq 3 -a "$(linksleft)" -eq 4
+unset MPICH_INTERFACE_HOSTNAME || true
+
+# mpiexec runs in host 0 (the bridge has no address in the root namespace)
+multi() {
+    netns_exec 0 "$VACED_BIN/mpiexec" -f "$HOSTS" -launcher ssh -launcher-exec "$LAUNCHER" \
+        -iface "$NETNS_IFACE" "$@"
+}
+single() { "$VACED_BIN/mpiexec" "$@"; }
+
+out=$(multi -n 12 sh -c 'echo "place $PMI_RANK $MPICH_INTERFACE_HOSTNAME $(ip -o -4 addr show vnet0 | awk "{print \$4}")"' 2>&1) || true
+want=""
+for r in $(seq 0 11); do
+    a=$(netns_addr $((r / 4)))
+    want+="place $r $a $a/24"$'\n'
+done
+got=$(grep '^place ' <<<"$out" | sort -k2,2n)
+check "12 ranks placed 4 per host, each advertising its host's address" test "$got" = "${want%$'\n'}"
+[ "$got" = "${want%$'\n'}" ] || sed 's/^/    | /' <<<"$out" | head -n 20
+
+# run_pair NAME ARGS...: the same 12-rank job across the hosts and on this
+# host alone; sets out_m, out_s and pred_m, pred_s (the library's JSON)
+run_pair() {
+    local name=$1 st=0
+    shift
+    out_m=$(VACED_JSON=$TMP/m.json multi -genv VACED_QUIET 1 -n 12 "$@" 2>&1) || st=$?
+    if [ "$st" -ne 0 ]; then
+        fail "$name: run across 3 hosts failed (status $st)"
+        sed 's/^/    | /' <<<"$out_m" | tail -n 20
+        return 1
+    fi
+    out_s=$(VACED_JSON=$TMP/s.json VACED_QUIET=1 single -n 12 "$@" 2>&1) || st=$?
+    if [ "$st" -ne 0 ]; then
+        fail "$name: run on one host failed (status $st)"
+        sed 's/^/    | /' <<<"$out_s" | tail -n 20
+        return 1
+    fi
+    pred_m=$(json_prediction "$TMP/m.json")
+    pred_s=$(json_prediction "$TMP/s.json")
+    echo "     $name: prediction $pred_m s across 3 hosts, $pred_s s on one host"
+}
+
+# closed form of a ring lap on slow-net (tests/mpi/test_predictions.py):
+# P eager one-way messages, 2 hops: 2 s/Bmem + s/Bnet + l0 + 2 lh
+ring_lap() { python3 -c 'import sys; p, s = map(int, sys.argv[1:]); print(p * (2 * s / 6.38e9 + s / 100e6 + 500e-6 + 2 * 10e-6))' "$@"; }
+ring_lap_rndv() { python3 -c 'import sys; p, s = map(int, sys.argv[1:]); l = 500e-6 + 2 * 10e-6; print(p * (3 * l + 2 * s / 6.38e9 + s / 100e6))' "$@"; }
+
+export VACED_TARGET=$SLOW
+if run_pair "ring 1000 B" "$BIN/ring" 1000 100; then
+    near "ring 12 ranks 1000 B (eager): prediction across 3 hosts = one host" "$pred_m" "$pred_s"
+    near "ring 12 ranks 1000 B: lap time across 3 hosts = one host" "$(field lap_s "$out_m")" "$(field lap_s "$out_s")"
+    near "ring 12 ranks 1000 B: lap time across 3 hosts = closed form" "$(field lap_s "$out_m")" "$(ring_lap 12 1000)"
+fi
+if run_pair "ring 200000 B" "$BIN/ring" 200000 10; then
+    near "ring 12 ranks 200000 B (rendezvous): prediction across 3 hosts = one host" "$pred_m" "$pred_s"
+    near "ring 12 ranks 200000 B: lap time across 3 hosts = closed form" "$(field lap_s "$out_m")" "$(ring_lap_rndv 12 200000)"
+fi
+unset VACED_TARGET
+# the target passed with -genv instead of the environment
+if run_pair "collectives" -genv VACED_TARGET "$SLOW" "$BIN/collectives" 1024 5; then
+    check "collectives 12 ranks across 3 hosts: results right" grep -q 'result=ok' <<<"$out_m"
+    near "collectives 12 ranks: prediction across 3 hosts = one host" "$pred_m" "$pred_s"
+    near "collectives: MPI_Allreduce time across 3 hosts = one host" "$(field allreduce_s "$out_m")" "$(field allreduce_s "$out_s")"
+    near "collectives: MPI_Alltoall time across 3 hosts = one host" "$(field alltoall_s "$out_m")" "$(field alltoall_s "$out_s")"
+fi
+
+# the vaced front end with --hostfile, the launcher given through Hydra's
+# environment variables (HYDRA_LAUNCHER, HYDRA_LAUNCHER_EXEC, HYDRA_IFACE)
+st=0
+out=$(netns_exec 0 env HYDRA_LAUNCHER=ssh HYDRA_LAUNCHER_EXEC="$LAUNCHER" HYDRA_IFACE="$NETNS_IFACE" \
+      "$ROOT/vaced/tools/vaced" run -n 12 --target "$SLOW" --hostfile "$HOSTS" --quiet \
+      --json "$TMP/f.json" -- "$BIN/ring" 1000 100 2>&1) || st=$?
+if [ "$st" -eq 0 ] && [ -f "$TMP/f.json" ]; then
+    near "vaced run --hostfile across 3 hosts = one-host ring prediction" "$(json_prediction "$TMP/f.json")" \
+        "$(VACED_TARGET=$SLOW VACED_JSON=$TMP/s2.json VACED_QUIET=all single -n 12 "$BIN/ring" 1000 100 >/dev/null 2>&1 &&
+           json_prediction "$TMP/s2.json")"
+else
+    fail "vaced run --hostfile across 3 hosts (status $st)"
+    sed 's/^/    | /' <<<"$out" | tail -n 20
+fi
+
+netns_cleanup
+check "cleanup removes the hosts and the bridge" test "$(nsleft)" -eq 0 -a "$(linksleft)" -eq 0
+finish
