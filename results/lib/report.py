@@ -1,0 +1,318 @@
+#!/usr/bin/env python3
+"""results/validate.sh's report: validation.csv -> validation.md, re.png, slowdown.png.
+
+usage: report.py CSV OUTDIR
+
+For every (app, class, configuration) the rows of the newest run that has it
+are used.  Only runs that exited 0 and verified count for the statistics.
+A hand-written analysis in OUTDIR/validation-notes.md, if present, is
+appended to validation.md.
+"""
+import csv
+import glob
+import os
+import statistics
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+APPS = ["ep", "is", "cg", "mg", "ft", "lu", "stencil"]
+CLASSES = ["S", "W", "A"]
+
+# (label, predicted configuration, real configuration) for RE
+RE_PAIRS = [("1 core", "vaced-1core", "real"),
+            ("2 cores", "vaced-2core", "real"),
+            ("netns, 1 core", "netns-vaced-1core", "netns-real")]
+# (label, VACED configuration, vanilla configuration with the same host cores)
+SD_PAIRS = [("1 core", "vaced-1core", "real-1core"),
+            ("2 cores", "vaced-2core", "real"),
+            ("netns, 1 core", "netns-vaced-1core", "real-1core")]
+
+
+def load(path):
+    rows = list(csv.DictReader(open(path)))
+    newest = {}
+    for r in rows:
+        k = (r["app"], r["class"], r["config"])
+        if k not in newest or r["run_id"] > newest[k]:
+            newest[k] = r["run_id"]
+    groups = {}
+    for r in rows:
+        k = (r["app"], r["class"], r["config"])
+        if r["run_id"] == newest[k]:
+            groups.setdefault(k, []).append(r)
+    return rows, groups
+
+
+class Stat:
+    def __init__(self, rows):
+        ok = [r for r in rows if r["exit"] == "0" and r["verified"] == "yes" and r["time_s"]]
+        self.n, self.failed = len(ok), len(rows) - len(ok)
+        self.time = [float(r["time_s"]) for r in ok]
+        self.wall = [float(r["wall_s"]) for r in ok]
+        self.pred = [float(r["prediction_s"]) for r in ok if r["prediction_s"]]
+        self.load = [float(r["load1"]) for r in rows]
+        self.run_id = rows[0]["run_id"] if rows else ""
+
+    def med(self, what="time"):
+        v = getattr(self, what)
+        return statistics.median(v) if v else None
+
+
+def fmt_t(x):
+    if x is None:
+        return "–"
+    if x >= 10:
+        return f"{x:.2f}"
+    if x >= 1:
+        return f"{x:.3f}"
+    if x >= 0.01:
+        return f"{x:.4f}"
+    return f"{x:.5f}"
+
+
+def fmt_spread(st, what="time"):
+    v = getattr(st, what)
+    if not v:
+        return "–"
+    m = statistics.median(v)
+    s = f"{fmt_t(m)} ({fmt_t(min(v))}–{fmt_t(max(v))})"
+    if st.failed:
+        s += f" [{st.failed} failed]"
+    return s
+
+
+def re_of(groups, app, cls, pred_cfg, real_cfg):
+    p, r = groups.get((app, cls, pred_cfg)), groups.get((app, cls, real_cfg))
+    if not p or not r:
+        return None
+    p, r = Stat(p), Stat(r)
+    if not p.time or not r.time:
+        return None
+    re = p.med() / r.med() - 1
+    lo = min(p.time) / max(r.time) - 1
+    hi = max(p.time) / min(r.time) - 1
+    return re, lo, hi
+
+
+def sd_of(groups, app, cls, vaced_cfg, vanilla_cfg):
+    p, r = groups.get((app, cls, vaced_cfg)), groups.get((app, cls, vanilla_cfg))
+    if not p or not r:
+        return None
+    p, r = Stat(p), Stat(r)
+    if not p.wall or not r.wall:
+        return None
+    return p.med("wall") / r.med("wall")
+
+
+def pct(x):
+    return "–" if x is None else f"{x * 100:+.1f} %"
+
+
+def re_cell(v):
+    if v is None:
+        return "–"
+    re, lo, hi = v
+    mark = "" if abs(re) <= 0.10 else " **"
+    return f"{re * 100:+.1f} % ({lo * 100:+.0f}…{hi * 100:+.0f}){mark}"
+
+
+def summary_line(label, values):
+    v = [x[0] for x in values if x is not None]
+    if not v:
+        return None
+    mean_abs = sum(abs(x) for x in v) / len(v)
+    worst = max(v, key=abs)
+    within = sum(abs(x) <= 0.10 for x in v)
+    ok = "meets" if mean_abs <= 0.05 and within == len(v) else "misses"
+    return (f"| {label} | {len(v)} | {mean_abs * 100:.1f} % | {worst * 100:+.1f} % | "
+            f"{within}/{len(v)} | {ok} |")
+
+
+def main():
+    csv_path, out = sys.argv[1], sys.argv[2]
+    rows, groups = load(csv_path)
+    keys = sorted({(a, c) for a, c, _ in groups},
+                  key=lambda k: (CLASSES.index(k[1]) if k[1] in CLASSES else 9,
+                                 APPS.index(k[0]) if k[0] in APPS else 99))
+    metas = sorted(glob.glob(os.path.join(out, "validation.*.meta")))
+    meta = {}
+    for m in metas:
+        for line in open(m):
+            if "=" in line:
+                k, v = line.rstrip("\n").split("=", 1)
+                meta.setdefault(k, []).append(v)
+    run_ids = sorted({r["run_id"] for r in rows})
+    loads = [float(r["load1"]) for r in rows]
+    reps = sorted({int(r["rep"]) for r in rows})
+
+    md = []
+    md.append("# Validation against real runs")
+    md.append("")
+    md.append("Written by `results/validate.sh` (do not edit: rerun it, or "
+              "`results/validate.sh --report-only`); the analysis at the end comes from "
+              "`results/validation-notes.md`.")
+    md.append("")
+    md.append(f"- runs: {', '.join(run_ids)}; {len(rows)} rows in `validation.csv`, "
+              f"up to {max(reps) if reps else 0} repetitions per configuration")
+    for k in ("command", "target", "net_target", "netns", "rate", "libs_start", "libs_end"):
+        if k in meta:
+            vals = sorted(set(meta[k]))
+            md.append(f"- {k}: " + "; ".join(f"`{os.path.relpath(v, ROOT) if v.startswith('/') else v}`" for v in vals))
+    if loads:
+        md.append(f"- load average (1 min) at the start of the runs: median {statistics.median(loads):.1f}, "
+                  f"min {min(loads):.1f}, max {max(loads):.1f} (2-core VM shared with other jobs)")
+    md.append("")
+    md.append("Times are the apps' `TIME=` lines in seconds, median (min–max) over the "
+              "repetitions. Under VACED `TIME=` is the predicted target time. "
+              "RE = median predicted / median real − 1, with in brackets the range over all "
+              "repetitions (min predicted / max real − 1 … max predicted / min real − 1); "
+              "`**` marks |RE| > 10 %. Slowdown = median VACED host wall time / median "
+              "vanilla host wall time on the same host cores (whole `mpiexec`, start-up included).")
+    md.append("")
+
+    # --- table 1: localhost target
+    md.append("## Target: this machine, 2 ranks on its 2 cores")
+    md.append("")
+    md.append("| app | class | real (vanilla, 2 cores) | VACED on 1 core | RE 1 core | VACED on 2 cores | RE 2 cores | slowdown 1 core | slowdown 2 cores | rank-0 prediction line, 1 core |")
+    md.append("|---|---|---|---|---|---|---|---|---|---|")
+    re1, re2, ren = {}, {}, {}
+    for app, cls in keys:
+        g = lambda cfg: Stat(groups.get((app, cls, cfg), []))
+        if not groups.get((app, cls, "real")):
+            continue
+        a = re_of(groups, app, cls, "vaced-1core", "real")
+        b = re_of(groups, app, cls, "vaced-2core", "real")
+        re1[app, cls] = a
+        re2[app, cls] = b
+        s1 = sd_of(groups, app, cls, "vaced-1core", "real-1core")
+        s2 = sd_of(groups, app, cls, "vaced-2core", "real")
+        md.append(f"| {app.upper()} | {cls} | {fmt_spread(g('real'))} | {fmt_spread(g('vaced-1core'))} | "
+                  f"{re_cell(a)} | {fmt_spread(g('vaced-2core'))} | {re_cell(b)} | "
+                  f"{'–' if s1 is None else f'{s1:.2f}'} | {'–' if s2 is None else f'{s2:.2f}'} | "
+                  f"{fmt_t(g('vaced-1core').med('pred'))} |")
+    md.append("")
+
+    # --- table 2: netns target
+    has_net = any(groups.get((a, c, "netns-real")) for a, c in keys)
+    if has_net:
+        md.append("## Target: two network-namespace nodes, 1 rank each, TCP over a tbf-shaped veth link")
+        md.append("")
+        md.append("| app | class | real (vanilla, netns) | VACED on 1 core | RE | slowdown 1 core |")
+        md.append("|---|---|---|---|---|---|")
+        for app, cls in keys:
+            if not groups.get((app, cls, "netns-real")):
+                continue
+            g = lambda cfg: Stat(groups.get((app, cls, cfg), []))
+            c = re_of(groups, app, cls, "netns-vaced-1core", "netns-real")
+            ren[app, cls] = c
+            s = sd_of(groups, app, cls, "netns-vaced-1core", "real-1core")
+            md.append(f"| {app.upper()} | {cls} | {fmt_spread(g('netns-real'))} | "
+                      f"{fmt_spread(g('netns-vaced-1core'))} | {re_cell(c)} | "
+                      f"{'–' if s is None else f'{s:.2f}'} |")
+        md.append("")
+
+    # --- summary
+    md.append("## Summary against the targets (mean |RE| ≤ 5 %, every |RE| ≤ 10 %)")
+    md.append("")
+    md.append("| configuration | app × class | mean \\|RE\\| | worst RE | within 10 % | targets |")
+    md.append("|---|---|---|---|---|---|")
+    for label, vals in (("VACED on 1 core vs real", re1), ("VACED on 2 cores vs real", re2),
+                        ("netns: VACED on 1 core vs real", ren)):
+        line = summary_line(label, list(vals.values()))
+        if line:
+            md.append(line)
+    for cls in CLASSES:
+        for label, vals in (("1 core", re1), ("2 cores", re2), ("netns, 1 core", ren)):
+            line = summary_line(f"class {cls}, {label}", [v for (a, c), v in vals.items() if c == cls])
+            if line:
+                md.append(line)
+    sds = {}
+    for label, v, r in SD_PAIRS:
+        vals = [sd_of(groups, a, c, v, r) for a, c in keys]
+        vals = [x for x in vals if x is not None]
+        if vals:
+            sds[label] = vals
+    if sds:
+        md.append("")
+        md.append("Slowdown over all apps and classes: " + "; ".join(
+            f"{k}: median {statistics.median(v):.2f}, range {min(v):.2f}–{max(v):.2f}" for k, v in sds.items()) + ".")
+    md.append("")
+
+    # --- real-run spread
+    md.append("## Spread of the real runs")
+    md.append("")
+    md.append("(max − min) / median of `TIME=` over the repetitions, per configuration:")
+    md.append("")
+    cfgs = ["real", "real-1core", "netns-real", "vaced-1core", "vaced-2core", "netns-vaced-1core"]
+    md.append("| app | class | " + " | ".join(cfgs) + " |")
+    md.append("|---|---|" + "---|" * len(cfgs))
+    for app, cls in keys:
+        cells = []
+        for cfg in cfgs:
+            st = Stat(groups.get((app, cls, cfg), []))
+            cells.append("–" if not st.time else f"{(max(st.time) - min(st.time)) / st.med() * 100:.0f} %")
+        md.append(f"| {app.upper()} | {cls} | " + " | ".join(cells) + " |")
+    md.append("")
+    md.append("![RE per app](re.png)")
+    md.append("")
+    md.append("![slowdown per app](slowdown.png)")
+    md.append("")
+
+    notes = os.path.join(out, "validation-notes.md")
+    if os.path.exists(notes):
+        md.append(open(notes).read().rstrip() + "\n")
+    with open(os.path.join(out, "validation.md"), "w") as f:
+        f.write("\n".join(md) + "\n")
+
+    # --- plots
+    dat = os.path.join(out, ".plot.dat")
+    with open(dat, "w") as f:
+        f.write("label re1 lo1 hi1 re2 lo2 hi2 ren lon hin sd1 sd2 sdn\n")
+        for app, cls in keys:
+            vals = []
+            for _, p, r in RE_PAIRS:
+                v = re_of(groups, app, cls, p, r)
+                vals += ["NaN"] * 3 if v is None else [f"{x * 100:.3f}" for x in v]
+            for _, p, r in SD_PAIRS:
+                v = sd_of(groups, app, cls, p, r)
+                vals.append("NaN" if v is None else f"{v:.4f}")
+            f.write(f"\"{app.upper()} {cls}\" " + " ".join(vals) + "\n")
+    gp = f"""
+set terminal pngcairo size 1200,520 font ",10"
+set datafile missing "NaN"
+set style data histogram
+set style histogram errorbars gap 1 lw 1
+set style fill solid 0.8 border -1
+set key top left
+set grid ytics
+set xtics rotate by -30
+set output "{out}/re.png"
+set title "Relative error of VACED's predicted TIME (median; bars: range over repetitions)"
+set ylabel "RE = predicted / real - 1  (%)"
+set yrange [-40:40]
+set arrow 1 from graph 0, first 10 to graph 1, first 10 nohead dt 2 lc rgb "red"
+set arrow 2 from graph 0, first -10 to graph 1, first -10 nohead dt 2 lc rgb "red"
+set arrow 3 from graph 0, first 5 to graph 1, first 5 nohead dt 3 lc rgb "orange"
+set arrow 4 from graph 0, first -5 to graph 1, first -5 nohead dt 3 lc rgb "orange"
+plot "{dat}" using 2:3:4:xtic(1) title "2-core target, VACED on 1 core", \\
+     "" using 5:6:7 title "2-core target, VACED on 2 cores", \\
+     "" using 8:9:10 title "netns target, VACED on 1 core"
+unset arrow
+set output "{out}/slowdown.png"
+set style histogram clustered gap 1
+set title "Slowdown: VACED host wall time / vanilla wall time on the same host cores (median)"
+set ylabel "slowdown"
+set yrange [0:*]
+set arrow 1 from graph 0, first 1 to graph 1, first 1 nohead dt 2 lc rgb "black"
+plot "{dat}" using 11:xtic(1) title "1 core", "" using 12 title "2 cores", "" using 13 title "netns target, 1 core"
+"""
+    try:
+        subprocess.run(["gnuplot"], input=gp, text=True, check=True)
+    except (OSError, subprocess.CalledProcessError) as e:
+        print(f"report.py: no plots ({e})", file=sys.stderr)
+    os.unlink(dat)
+    print(f"report.py: wrote {out}/validation.md, re.png, slowdown.png", file=sys.stderr)
+
+
+main()

@@ -1,0 +1,385 @@
+#!/bin/bash
+# Validation of VACED's predictions against real runs on targets we have here.
+# Run results/validate.sh --help for what it does.
+set -euo pipefail
+
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+RES=$ROOT/results
+VANILLA=$ROOT/install/vanilla
+VACED=$ROOT/install/vaced
+ALL_APPS=ep,is,cg,mg,ft,lu,stencil
+ALL_CONFIGS=real,real-1core,vaced-1core,vaced-2core,netns-real,netns-vaced-1core
+
+usage() {
+    cat <<EOF
+usage: results/validate.sh [options]
+
+Runs the mini-apps of tests/apps on real 2-rank targets with vanilla MPICH
+(install/vanilla) and predicts the same runs with VACED (install/vaced), then
+writes the comparison.  For every app, class and repetition (the
+configurations are interleaved, so slow drifts of the machine's load hit all
+of them alike):
+
+  real               vanilla, 2 ranks on this machine's 2 cores (taskset -c 0-1):
+                     the real target; its TIME= line is the real time
+  real-1core         vanilla, 2 ranks on core 0 (taskset -c 0): only for the
+                     1-core slowdown (same host configuration as vaced-1core)
+  vaced-1core        VACED predicting the "real" target, hosted on core 0
+  vaced-2core        VACED predicting the "real" target, hosted on cores 0-1
+  netns-real         vanilla, 2 network namespaces, one rank each pinned to one
+                     core, TCP over veth shaped with tc tbf (--rate): the
+                     network-emulated real target
+  netns-vaced-1core  VACED predicting netns-real from core 0, with a target
+                     description calibrated on that link
+
+Under VACED an app's MPI_Wtime is target time, so its TIME= line is the
+prediction of the real run's TIME= line; the rank-0 "vaced: prediction" line
+(whole program, MPI_Init to MPI_Finalize) is recorded too.
+RE = median predicted TIME / median real TIME - 1 (the paper's definition);
+slowdown = median VACED host wall time / median vanilla wall time with the
+same host cores (vaced-1core / real-1core, vaced-2core / real,
+netns-vaced-1core / real-1core).
+
+Target descriptions:
+  localhost target   --target FILE; else topo/localhost.topo if it exists;
+                     else results/targets/here-2.topo, written (once, or with
+                     --recalibrate) from a vanilla ping-pong on localhost:
+                     one node of 2 cores, hop 0 between the ranks.
+  netns target       --net-target FILE; else results/targets/netns-2.topo,
+                     written (once per rate, or with --recalibrate) from a
+                     vanilla ping-pong across the namespaces, with
+                     vaced/tools/vaced-calibrate if it exists, else with
+                     results/lib/fit.py.
+The namespaces come from tests/netns/lib.sh and vaced/tools/netns-launcher
+when they exist, else from results/lib/netns-min.sh.  Needs root for them.
+
+Options:
+  -a, --apps LIST       comma-separated apps (default $ALL_APPS)
+  -c, --classes LIST    comma-separated classes S, W, A (default S,W)
+  -r, --reps R          repetitions of every configuration (default 5)
+  --configs LIST        configurations to run (default all:
+                        $ALL_CONFIGS)
+  --target FILE         description of the localhost target
+  --net-target FILE     description of the network-emulated target
+  --rate RATE           tc tbf rate of the emulated link (default 1gbit)
+  --recalibrate         measure and rewrite the generated descriptions
+  --append              add rows to results/validation.csv instead of
+                        starting it anew (the report uses all rows; a newer
+                        run of the same app, class and configuration
+                        replaces older rows in the report)
+  --report-only         only rewrite validation.md and the plots from
+                        the existing CSV
+  --timeout S           limit per run in seconds (default 900)
+  --out DIR             where the CSV, report and plots go (default results/)
+  -h, --help            this text
+
+Writes DIR/validation.csv (one row per app, class, configuration and
+repetition), DIR/validation.md (tables, summary, notes), DIR/re.png and
+DIR/slowdown.png (gnuplot; installed with apt-get if missing).  Run logs go
+to build/validate/logs/.  Apps are built into build/validate/{vanilla,vaced}.
+
+Examples:
+  results/validate.sh -c S -r 3 -a ep,cg                  # a quick look
+  results/validate.sh -c S,W -r 3                         # the committed table
+  results/validate.sh -c A -r 3 --append                  # add class A
+EOF
+}
+
+die() { echo "validate.sh: $*" >&2; exit 1; }
+say() { echo "validate.sh: $*" >&2; }
+
+APPS=$ALL_APPS CLASSES=S,W REPS=5 CONFIGS=$ALL_CONFIGS
+TARGET= NET_TARGET= RATE=1gbit RECAL=0 APPEND=0 REPORT_ONLY=0 TMO=900 OUT=$RES
+while [[ $# -gt 0 ]]; do
+    case $1 in
+        -a|--apps) APPS=${2:?}; shift 2 ;;
+        -c|--classes) CLASSES=${2:?}; shift 2 ;;
+        -r|--reps) REPS=${2:?}; shift 2 ;;
+        --configs) CONFIGS=${2:?}; shift 2 ;;
+        --target) TARGET=$(realpath "${2:?}"); shift 2 ;;
+        --net-target) NET_TARGET=$(realpath "${2:?}"); shift 2 ;;
+        --rate) RATE=${2:?}; shift 2 ;;
+        --recalibrate) RECAL=1; shift ;;
+        --append) APPEND=1; shift ;;
+        --report-only) REPORT_ONLY=1; shift ;;
+        --timeout) TMO=${2:?}; shift 2 ;;
+        --out) OUT=$(realpath -m "${2:?}"); shift 2 ;;
+        -h|--help) usage; exit 0 ;;
+        *) usage >&2; exit 2 ;;
+    esac
+done
+[[ $REPS =~ ^[1-9][0-9]*$ ]] || die "--reps: a positive whole number, got '$REPS'"
+IFS=, read -ra APP_LIST <<< "$APPS"
+IFS=, read -ra CLASS_LIST <<< "$CLASSES"
+IFS=, read -ra CONFIG_LIST <<< "$CONFIGS"
+for a in "${APP_LIST[@]}"; do [[ ,$ALL_APPS, == *,$a,* ]] || die "unknown app '$a' (known: $ALL_APPS)"; done
+for c in "${CLASS_LIST[@]}"; do [[ $c == [SWA] ]] || die "unknown class '$c' (known: S W A)"; done
+for c in "${CONFIG_LIST[@]}"; do [[ ,$ALL_CONFIGS, == *,$c,* ]] || die "unknown configuration '$c' (known: $ALL_CONFIGS)"; done
+has_config() { [[ ,$CONFIGS, == *,$1,* ]]; }
+
+mkdir -p "$OUT"
+CSV=$OUT/validation.csv
+WORK=$ROOT/build/validate
+LOGS=$WORK/logs
+mkdir -p "$LOGS"
+
+report() {
+    command -v gnuplot > /dev/null || {
+        say "installing gnuplot-nox for the plots"
+        apt-get install -y gnuplot-nox > "$WORK/apt-gnuplot.log" 2>&1 ||
+            say "apt-get install gnuplot-nox failed (see $WORK/apt-gnuplot.log): no plots"
+    }
+    python3 "$RES/lib/report.py" "$CSV" "$OUT"
+}
+
+if [[ $REPORT_ONLY == 1 ]]; then
+    [[ -s $CSV ]] || die "no $CSV to report on"
+    report
+    exit 0
+fi
+
+for p in "$VANILLA" "$VACED"; do
+    [[ -x $p/bin/mpiexec ]] || die "$p/bin/mpiexec is missing: run ./build.sh first"
+done
+[[ $(nproc) -ge 2 ]] || die "needs at least 2 CPUs (cores 0 and 1)"
+
+# ---------------------------------------------------------------- build ----
+say "building the apps and a ping-pong into $WORK/{vanilla,vaced}"
+for v in vanilla vaced; do
+    make -s -C "$ROOT/tests/apps" PREFIX="$ROOT/install/$v" OUT="$WORK/$v" > "$WORK/build-$v.log" 2>&1 ||
+        die "building the apps with install/$v failed: see $WORK/build-$v.log"
+    if [[ ! $WORK/$v/pingpong -nt $ROOT/tests/mpi/pingpong.c ]]; then
+        "$ROOT/install/$v/bin/mpicc" -O2 -o "$WORK/$v/pingpong" "$ROOT/tests/mpi/pingpong.c"
+    fi
+done
+
+# the installed libraries: a rebuild (./build.sh) during the run is flagged
+lib_id() { sha1sum "$VANILLA/lib/libmpi.so.12" "$VACED/lib/libmpi.so.12" | cut -c1-12 | tr '\n' ' '; }
+LIB_ID_START=$(lib_id)
+
+# ---------------------------------------------------- network namespaces ----
+NETNS_UP=0
+NETNS_KIND=
+NETNS_STATE=$WORK/netns
+MPIEXEC_NET=()
+NETNS_PRE=()
+cleanup() {
+    if [[ $NETNS_UP == 1 ]]; then
+        if [[ $NETNS_KIND == tests/netns/lib.sh* ]]; then
+            netns_cleanup || true
+            netns__release || true
+        else
+            vnet_down || true
+        fi
+        NETNS_UP=0
+    fi
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+netns_setup() {
+    [[ $(id -u) == 0 ]] || die "the netns configurations need root (ip netns, tc)"
+    mkdir -p "$NETNS_STATE"
+    # every rank pins itself: rank r to CPU r (Hydra sets PMI_RANK)
+    cat > "$NETNS_STATE/pin" <<'PIN'
+#!/bin/sh
+exec taskset -c "${PMI_RANK:?}" "$@"
+PIN
+    chmod +x "$NETNS_STATE/pin"
+    if [[ -f $ROOT/tests/netns/lib.sh && -x $ROOT/vaced/tools/netns-launcher ]]; then
+        # shellcheck source=../tests/netns/lib.sh
+        source "$ROOT/tests/netns/lib.sh"
+        netns_setup 2 "$RATE" || die "tests/netns/lib.sh: netns_setup failed"
+        netns_hostfile "$NETNS_STATE/hosts" 1
+        # mpiexec runs inside host 0 (the bridge has no address in the root
+        # namespace); one rank per host; each rank pinned to its own core
+        MPIEXEC_NET=(-f "$NETNS_STATE/hosts" -launcher ssh -launcher-exec "$ROOT/vaced/tools/netns-launcher"
+                     -iface "$NETNS_IFACE")
+        NETNS_PRE=(ip netns exec "${NETNS_HOSTS[0]}")
+        NETNS_KIND="tests/netns/lib.sh + vaced/tools/netns-launcher (tbf burst ${NETNS_BURST} B)"
+        trap cleanup EXIT   # lib.sh's trap is replaced by ours, which calls netns_cleanup
+    else
+        # shellcheck source=lib/netns-min.sh
+        source "$RES/lib/netns-min.sh"
+        vnet_up "$RATE" "$NETNS_STATE"
+        MPIEXEC_NET=("${VNET_MPIEXEC_ARGS[@]}")
+        NETNS_PRE=()
+        NETNS_KIND="results/lib/netns-min.sh (tbf burst $VNET_BURST)"
+    fi
+    NETNS_UP=1
+    say "namespaces up: $NETNS_KIND, every link shaped with tbf rate $RATE"
+}
+
+# ----------------------------------------------------------------- runs ----
+# run_cmd LOG CMD...: runs with a time limit; sets RC, WALL (seconds), CPU
+# (user + system seconds of the job: mpiexec and everything it waited for),
+# OTHERS (mean number of CPUs that other processes kept busy meanwhile, from
+# /proc/stat) and STEAL (mean number of CPUs the hypervisor took away)
+read_stat() { local _c u n s i w q sq st _; read -r _c u n s i w q sq st _ < /proc/stat; echo "$((u + n + s + q + sq)) $((i + w)) $st"; }
+run_cmd() {
+    local log=$1; shift
+    local t0 t1 b0 b1 cpu
+    b0=$(read_stat)
+    t0=$EPOCHREALTIME
+    set +e
+    timeout --kill-after=10 "$TMO" /usr/bin/time -f "%U %S" -o "$log.rusage" "$@" > "$log" 2>&1
+    RC=$?
+    set -e
+    t1=$EPOCHREALTIME
+    b1=$(read_stat)
+    cpu=$(tail -1 "$log.rusage" 2>/dev/null | awk 'NF == 2 { printf "%.2f", $1 + $2 }')
+    CPU=${cpu:-}
+    read -r WALL OTHERS STEAL < <(awk -v a="$t0" -v b="$t1" -v s0="$b0" -v s1="$b1" -v cpu="${cpu:-0}" -v hz="$(getconf CLK_TCK)" 'BEGIN {
+        split(s0, x); split(s1, y); w = b - a
+        busy = (y[1] - x[1]) / hz; steal = (y[3] - x[3]) / hz
+        o = (busy - cpu) / w; if (o < 0) o = 0
+        printf "%.6f %.2f %.2f\n", w, o, steal / w }')
+    rm -f "$log.rusage"
+}
+
+# ping-pong round trips: pingpong_series KIND OUTFILE SIZES...
+# KIND local (vanilla, 2 ranks, cores 0-1) or netns
+pingpong_series() {
+    local kind=$1 out=$2 s it rep line
+    shift 2
+    : > "$out"
+    for rep in 1 2 3; do
+        for s in "$@"; do
+            if [[ $kind == local ]]; then
+                it=$(( s >= 262144 ? 200 : 2000 ))
+                run_cmd "$LOGS/pingpong.log" taskset -c 0-1 "$VANILLA/bin/mpiexec" -n 2 "$WORK/vanilla/pingpong" "$s" "$it"
+            else
+                it=$(( s >= 262144 ? 20 : s >= 16384 ? 100 : 500 ))
+                run_cmd "$LOGS/pingpong.log" "${NETNS_PRE[@]}" "$VANILLA/bin/mpiexec" "${MPIEXEC_NET[@]}" -n 2 "$NETNS_STATE/pin" "$WORK/vanilla/pingpong" "$s" "$it"
+            fi
+            [[ $RC == 0 ]] || die "ping-pong ($kind, $s bytes) failed: see $LOGS/pingpong.log"
+            line=$(grep -o 'roundtrip_s=[0-9.e+-]*' "$LOGS/pingpong.log") || die "no round trip in $LOGS/pingpong.log"
+            echo "$s ${line#roundtrip_s=}" >> "$out"
+        done
+    done
+}
+SIZES=(0 64 1024 4096 16384 65536 98304 262144 1048576 4194304)
+
+BMEM_BPS=
+calibrate_here() {
+    local f=$RES/targets/here-2.topo m=$RES/targets/here-2.pingpong.txt
+    if [[ $RECAL == 1 || ! -s $f || ! -s $m ]]; then
+        say "calibrating the localhost target: vanilla ping-pong on cores 0-1"
+        pingpong_series local "$m" "${SIZES[@]}"
+        python3 "$RES/lib/fit.py" hop0 here-2 "$m" > "$f.tmp" 2> "$WORK/fit.err" || { cat "$WORK/fit.err" >&2; die "fit failed"; }
+        mv "$f.tmp" "$f"
+    fi
+    BMEM_BPS=$(python3 "$RES/lib/fit.py" hop0 here-2 "$m" 2>&1 > /dev/null | sed -n 's/^bmem_Bps=//p')
+    echo "$f"
+}
+
+calibrate_net() {
+    local f=$RES/targets/netns-2.topo m=$RES/targets/netns-2.pingpong.txt
+    if [[ $RECAL == 1 || ! -s $f || ! -s $m ]] || ! grep -q "rate $RATE " "$f"; then
+        [[ -n $BMEM_BPS ]] || calibrate_here > /dev/null
+        say "calibrating the netns target: vanilla ping-pong across the namespaces"
+        pingpong_series netns "$m" "${SIZES[@]}"
+        python3 "$RES/lib/fit.py" net netns-2 "$m" "$BMEM_BPS" "$RATE" > "$f.tmp" 2> "$WORK/fit.err" || { cat "$WORK/fit.err" >&2; die "fit failed"; }
+        mv "$f.tmp" "$f"
+    fi
+    echo "$f"
+}
+
+# ------------------------------------------------------------- targets ----
+if [[ -z $TARGET ]]; then
+    if [[ -f $ROOT/topo/localhost.topo ]]; then
+        TARGET=$ROOT/topo/localhost.topo
+    else
+        TARGET=$(calibrate_here)
+    fi
+fi
+say "localhost target: $TARGET"
+if has_config netns-real || has_config netns-vaced-1core; then
+    netns_setup
+    if [[ -z $NET_TARGET ]]; then
+        NET_TARGET=$(calibrate_net)
+    fi
+    say "netns target: $NET_TARGET"
+fi
+
+# -------------------------------------------------------------- measure ----
+RUN_ID=$(date -u +%Y%m%dT%H%M%SZ)
+HEADER=run_id,app,class,config,rep,host_cores,target,time_s,prediction_s,pred_compute_s,pred_comm_s,wall_s,cpu_s,others_cpus,steal_cpus,verified,exit,load1,start_utc
+if [[ $APPEND == 0 || ! -s $CSV ]]; then
+    echo "$HEADER" > "$CSV"
+elif [[ $(head -1 "$CSV") != "$HEADER" ]]; then
+    die "$CSV has another header; run without --append"
+fi
+
+# one_run CONFIG APP CLASS REP: runs once and appends a CSV row
+one_run() {
+    local cfg=$1 app=$2 cls=$3 rep=$4
+    local log=$LOGS/$app.$cls.$cfg.$rep.log json=$LOGS/$app.$cls.$cfg.$rep.json
+    local bin cores target=- load start time pred comp comm ver
+    local -a cmd env=()
+    case $cfg in
+        real|real-1core|netns-real) bin=$WORK/vanilla/$app ;;
+        *) bin=$WORK/vaced/$app ;;
+    esac
+    case $cfg in
+        real)        cores=0-1; cmd=(taskset -c 0-1 "$VANILLA/bin/mpiexec" -n 2) ;;
+        real-1core)  cores=0;   cmd=(taskset -c 0 "$VANILLA/bin/mpiexec" -n 2) ;;
+        netns-real)  cores=ns;  cmd=("${NETNS_PRE[@]}" "$VANILLA/bin/mpiexec" "${MPIEXEC_NET[@]}" -n 2 "$NETNS_STATE/pin") ;;
+        vaced-1core) cores=0;   target=$TARGET; cmd=(taskset -c 0 "$VACED/bin/mpiexec" -n 2) ;;
+        vaced-2core) cores=0-1; target=$TARGET; cmd=(taskset -c 0-1 "$VACED/bin/mpiexec" -n 2) ;;
+        netns-vaced-1core) cores=0; target=$NET_TARGET; cmd=(taskset -c 0 "$VACED/bin/mpiexec" -n 2) ;;
+    esac
+    rm -f "$json"
+    [[ $target == - ]] || env=(env VACED_TARGET="$target" VACED_JSON="$json" VACED_QUIET=1)
+    read -r load _ < /proc/loadavg
+    start=$(date -u +%Y-%m-%dT%H:%M:%SZ)
+    run_cmd "$log" "${env[@]}" "${cmd[@]}" "$bin" "$cls"
+    time=$(sed -n 's/^APP=.* TIME=\([^ ]*\) .*/\1/p' "$log" | tail -1)
+    ver=$(sed -n 's/^APP=.* VERIFIED=\([a-z]*\).*/\1/p' "$log" | tail -1)
+    pred= comp= comm=
+    if [[ $target != - ]]; then
+        pred=$(sed -n 's/^vaced: prediction \([0-9.e+-]*\) s.*/\1/p' "$log" | tail -1)
+        if [[ -s $json ]]; then
+            read -r comp comm < <(python3 -c '
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = max(d["per_rank"], key=lambda r: r["total_s"])
+print(r["compute_s"], r["communication_s"])' "$json") || true
+        fi
+    fi
+    echo "$RUN_ID,$app,$cls,$cfg,$rep,$cores,$(basename "$target"),${time},${pred},${comp},${comm},$WALL,$CPU,$OTHERS,$STEAL,${ver:-none},$RC,$load,$start" >> "$CSV"
+    printf '  %-18s rep %d  TIME=%-10s pred=%-12s wall=%7.3f s  cpu=%6s s  others=%4s  rc=%d %s\n' \
+        "$cfg" "$rep" "${time:--}" "${pred:--}" "$WALL" "${CPU:--}" "$OTHERS" "$RC" "${ver:-}" >&2
+    [[ $RC == 0 && $ver == yes ]] || say "$app $cls $cfg rep $rep: exit $RC, verified '${ver:-none}' (see $log)"
+}
+
+t_all=$SECONDS
+for cls in "${CLASS_LIST[@]}"; do
+    for app in "${APP_LIST[@]}"; do
+        say "$app class $cls"
+        for ((rep = 1; rep <= REPS; rep++)); do
+            for cfg in "${CONFIG_LIST[@]}"; do
+                one_run "$cfg" "$app" "$cls" "$rep"
+            done
+        done
+    done
+done
+say "measurements took $((SECONDS - t_all)) s"
+
+LIB_ID_END=$(lib_id)
+if [[ $LIB_ID_START != "$LIB_ID_END" ]]; then
+    say "WARNING: install/vanilla or install/vaced changed during the run ($LIB_ID_START -> $LIB_ID_END)"
+    echo "# WARNING: an install changed during run $RUN_ID" >> "$WORK/lib-changed.txt"
+fi
+{
+    echo "run_id=$RUN_ID"
+    echo "libs_start=$LIB_ID_START"
+    echo "libs_end=$LIB_ID_END"
+    echo "target=$TARGET"
+    echo "net_target=$NET_TARGET"
+    echo "netns=$NETNS_KIND"
+    echo "rate=$RATE"
+    echo "command=results/validate.sh -a $APPS -c $CLASSES -r $REPS --configs $CONFIGS"
+} > "$OUT/validation.$RUN_ID.meta"
+cleanup
+report
