@@ -20,15 +20,17 @@ writes the comparison.  For every app, class and repetition (the
 configurations are interleaved, so slow drifts of the machine's load hit all
 of them alike):
 
-  real               vanilla, 2 ranks on this machine's 2 cores (taskset -c 0-1):
-                     the real target; its TIME= line is the real time
+  real               vanilla, 2 ranks on this machine's 2 cores, one rank per
+                     core (mpiexec -bind-to core): the real target; its TIME=
+                     line is the real time
   real-1core         vanilla, 2 ranks on core 0 (taskset -c 0): only for the
                      1-core slowdown (same host configuration as vaced-1core)
   vaced-1core        VACED predicting the "real" target, hosted on core 0
   vaced-2core        VACED predicting the "real" target, hosted on cores 0-1
-  netns-real         vanilla, 2 network namespaces, one rank each pinned to one
-                     core, TCP over veth shaped with tc tbf (--rate): the
-                     network-emulated real target
+                     (-bind-to core, as "real")
+  netns-real         vanilla, 2 network namespaces, one rank each, namespace I's
+                     proxy and rank pinned to core I, TCP over veth shaped with
+                     tc tbf (--rate): the network-emulated real target
   netns-vaced-1core  VACED predicting netns-real from core 0, with a target
                      description calibrated on that link
 
@@ -43,8 +45,10 @@ netns-vaced-1core / real-1core).
 Target descriptions:
   localhost target   --target FILE; else topo/localhost.topo if it exists;
                      else results/targets/here-2.topo, written (once, or with
-                     --recalibrate) from a vanilla ping-pong on localhost:
-                     one node of 2 cores, hop 0 between the ranks.
+                     --recalibrate) from a vanilla ping-pong on localhost
+                     (-bind-to core, as "real") by vaced/tools/vaced-calibrate
+                     if it exists, else by results/lib/fit.py: one node of 2
+                     cores, hop 0 between the ranks.
   netns target       --net-target FILE; else results/targets/netns-2.topo,
                      written (once per rate, or with --recalibrate) from a
                      vanilla ping-pong across the namespaces, with
@@ -70,6 +74,10 @@ Options:
   --report-only         only rewrite validation.md and the plots from
                         the existing CSV
   --timeout S           limit per run in seconds (default 900)
+  --quiet-below C       before every repetition (the block of all configurations)
+                        wait until other processes keep fewer than C CPUs busy
+                        (sampled over 2 s from /proc/stat; default 0.5; 0: do
+                        not wait), at most --max-wait seconds (default 900)
   --out DIR             where the CSV, report and plots go (default results/)
   -h, --help            this text
 
@@ -90,6 +98,7 @@ say() { echo "validate.sh: $*" >&2; }
 
 APPS=$ALL_APPS CLASSES=S,W REPS=5 CONFIGS=$ALL_CONFIGS
 TARGET= NET_TARGET= RATE=1gbit RECAL=0 APPEND=0 REPORT_ONLY=0 TMO=900 OUT=$RES
+QUIET_BELOW=0.5 MAX_WAIT=900
 while [[ $# -gt 0 ]]; do
     case $1 in
         -a|--apps) APPS=${2:?}; shift 2 ;;
@@ -103,6 +112,8 @@ while [[ $# -gt 0 ]]; do
         --append) APPEND=1; shift ;;
         --report-only) REPORT_ONLY=1; shift ;;
         --timeout) TMO=${2:?}; shift 2 ;;
+        --quiet-below) QUIET_BELOW=${2:?}; shift 2 ;;
+        --max-wait) MAX_WAIT=${2:?}; shift 2 ;;
         --out) OUT=$(realpath -m "${2:?}"); shift 2 ;;
         -h|--help) usage; exit 0 ;;
         *) usage >&2; exit 2 ;;
@@ -180,20 +191,15 @@ trap 'exit 130' INT TERM
 netns_setup() {
     [[ $(id -u) == 0 ]] || die "the netns configurations need root (ip netns, tc)"
     mkdir -p "$NETNS_STATE"
-    # every rank pins itself: rank r to CPU r (Hydra sets PMI_RANK)
-    cat > "$NETNS_STATE/pin" <<'PIN'
-#!/bin/sh
-exec taskset -c "${PMI_RANK:?}" "$@"
-PIN
-    chmod +x "$NETNS_STATE/pin"
     if [[ -f $ROOT/tests/netns/lib.sh && -x $ROOT/vaced/tools/netns-launcher ]]; then
         # shellcheck source=../tests/netns/lib.sh
         source "$ROOT/tests/netns/lib.sh"
         netns_setup 2 "$RATE" || die "tests/netns/lib.sh: netns_setup failed"
         netns_hostfile "$NETNS_STATE/hosts" 1
         # mpiexec runs inside host 0 (the bridge has no address in the root
-        # namespace); one rank per host; each rank pinned to its own core
-        MPIEXEC_NET=(-f "$NETNS_STATE/hosts" -launcher ssh -launcher-exec "$ROOT/vaced/tools/netns-launcher"
+        # namespace); one rank per host; host I's proxy and rank pinned to
+        # CPU I by results/lib/pin-launcher
+        MPIEXEC_NET=(-f "$NETNS_STATE/hosts" -launcher ssh -launcher-exec "$RES/lib/pin-launcher"
                      -iface "$NETNS_IFACE")
         NETNS_PRE=(ip netns exec "${NETNS_HOSTS[0]}")
         NETNS_KIND="tests/netns/lib.sh + vaced/tools/netns-launcher (tbf burst ${NETNS_BURST} B)"
@@ -247,10 +253,10 @@ pingpong_series() {
         for s in "$@"; do
             if [[ $kind == local ]]; then
                 it=$(( s >= 262144 ? 200 : 2000 ))
-                run_cmd "$LOGS/pingpong.log" taskset -c 0-1 "$VANILLA/bin/mpiexec" -n 2 "$WORK/vanilla/pingpong" "$s" "$it"
+                run_cmd "$LOGS/pingpong.log" "$VANILLA/bin/mpiexec" -bind-to core -n 2 "$WORK/vanilla/pingpong" "$s" "$it"
             else
                 it=$(( s >= 262144 ? 20 : s >= 16384 ? 100 : 500 ))
-                run_cmd "$LOGS/pingpong.log" "${NETNS_PRE[@]}" "$VANILLA/bin/mpiexec" "${MPIEXEC_NET[@]}" -n 2 "$NETNS_STATE/pin" "$WORK/vanilla/pingpong" "$s" "$it"
+                run_cmd "$LOGS/pingpong.log" "${NETNS_PRE[@]}" "$VANILLA/bin/mpiexec" "${MPIEXEC_NET[@]}" -n 2 "$WORK/vanilla/pingpong" "$s" "$it"
             fi
             [[ $RC == 0 ]] || die "ping-pong ($kind, $s bytes) failed: see $LOGS/pingpong.log"
             line=$(grep -o 'roundtrip_s=[0-9.e+-]*' "$LOGS/pingpong.log") || die "no round trip in $LOGS/pingpong.log"
@@ -260,27 +266,50 @@ pingpong_series() {
 }
 SIZES=(0 64 1024 4096 16384 65536 98304 262144 1048576 4194304)
 
+CALIBRATE=$ROOT/vaced/tools/vaced-calibrate
 BMEM_BPS=
+# calibrate_here: prints the path of the localhost description, written if
+# missing (or with --recalibrate) by vaced/tools/vaced-calibrate when it
+# exists, else by results/lib/fit.py from our own ping-pong
 calibrate_here() {
     local f=$RES/targets/here-2.topo m=$RES/targets/here-2.pingpong.txt
-    if [[ $RECAL == 1 || ! -s $f || ! -s $m ]]; then
-        say "calibrating the localhost target: vanilla ping-pong on cores 0-1"
-        pingpong_series local "$m" "${SIZES[@]}"
-        python3 "$RES/lib/fit.py" hop0 here-2 "$m" > "$f.tmp" 2> "$WORK/fit.err" || { cat "$WORK/fit.err" >&2; die "fit failed"; }
-        mv "$f.tmp" "$f"
+    if [[ $RECAL == 1 || ! -s $f ]]; then
+        say "calibrating the localhost target (vanilla ping-pong on this host)"
+        if [[ -x $CALIBRATE ]]; then
+            python3 "$CALIBRATE" --name here-2 --output "$f" --force --mpiexec-args "-bind-to core" \
+                --json "$RES/targets/here-2.calibrate.json" > "$WORK/calibrate-here.log" 2>&1 ||
+                die "vaced-calibrate failed: see $WORK/calibrate-here.log"
+        else
+            pingpong_series local "$m" "${SIZES[@]}"
+            python3 "$RES/lib/fit.py" hop0 here-2 "$m" > "$f.tmp" 2> "$WORK/fit.err" || { cat "$WORK/fit.err" >&2; die "fit failed"; }
+            mv "$f.tmp" "$f"
+        fi
     fi
-    BMEM_BPS=$(python3 "$RES/lib/fit.py" hop0 here-2 "$m" 2>&1 > /dev/null | sed -n 's/^bmem_Bps=//p')
     echo "$f"
 }
 
+# calibrate_net: the same for the netns link (once per --rate)
 calibrate_net() {
-    local f=$RES/targets/netns-2.topo m=$RES/targets/netns-2.pingpong.txt
-    if [[ $RECAL == 1 || ! -s $f || ! -s $m ]] || ! grep -q "rate $RATE " "$f"; then
-        [[ -n $BMEM_BPS ]] || calibrate_here > /dev/null
-        say "calibrating the netns target: vanilla ping-pong across the namespaces"
-        pingpong_series netns "$m" "${SIZES[@]}"
-        python3 "$RES/lib/fit.py" net netns-2 "$m" "$BMEM_BPS" "$RATE" > "$f.tmp" 2> "$WORK/fit.err" || { cat "$WORK/fit.err" >&2; die "fit failed"; }
-        mv "$f.tmp" "$f"
+    local f=$RES/targets/netns-2.topo m=$RES/targets/netns-2.pingpong.txt here bmem
+    if [[ $RECAL == 1 || ! -s $f ]] || ! grep -q "tbf rate $RATE" "$f"; then
+        say "calibrating the netns target (vanilla ping-pong across the namespaces)"
+        if [[ -x $CALIBRATE && $NETNS_KIND == tests/netns/lib.sh* ]]; then
+            "${NETNS_PRE[@]}" python3 "$CALIBRATE" --hostfile "$NETNS_STATE/hosts" --name netns-2 \
+                --output "$f.tmp" --force --cores-per-node 1 --hops 1 \
+                --mpiexec-args "-launcher ssh -launcher-exec $RES/lib/pin-launcher -iface $NETNS_IFACE" \
+                --json "$RES/targets/netns-2.calibrate.json" > "$WORK/calibrate-net.log" 2>&1 ||
+                die "vaced-calibrate failed: see $WORK/calibrate-net.log"
+            { echo "# results/validate.sh: 2 namespaces (tests/netns/lib.sh), every link shaped with"
+              echo "# tc tbf rate $RATE burst ${NETNS_BURST} B; one rank per namespace."
+              cat "$f.tmp"; } > "$f"
+            rm -f "$f.tmp"
+        else
+            here=$(calibrate_here)
+            bmem=$(awk '$1 == "bmem" { v = $3; u = $4; m = (u ~ /^G/) ? 1e9 : (u ~ /^M/) ? 1e6 : 1; print v * m }' "$here")
+            pingpong_series netns "$m" "${SIZES[@]}"
+            python3 "$RES/lib/fit.py" net netns-2 "$m" "$bmem" "$RATE" > "$f.tmp" 2> "$WORK/fit.err" || { cat "$WORK/fit.err" >&2; die "fit failed"; }
+            mv "$f.tmp" "$f"
+        fi
     fi
     echo "$f"
 }
@@ -322,11 +351,11 @@ one_run() {
         *) bin=$WORK/vaced/$app ;;
     esac
     case $cfg in
-        real)        cores=0-1; cmd=(taskset -c 0-1 "$VANILLA/bin/mpiexec" -n 2) ;;
+        real)        cores=0-1; cmd=("$VANILLA/bin/mpiexec" -bind-to core -n 2) ;;
         real-1core)  cores=0;   cmd=(taskset -c 0 "$VANILLA/bin/mpiexec" -n 2) ;;
-        netns-real)  cores=ns;  cmd=("${NETNS_PRE[@]}" "$VANILLA/bin/mpiexec" "${MPIEXEC_NET[@]}" -n 2 "$NETNS_STATE/pin") ;;
+        netns-real)  cores=ns;  cmd=("${NETNS_PRE[@]}" "$VANILLA/bin/mpiexec" "${MPIEXEC_NET[@]}" -n 2) ;;
         vaced-1core) cores=0;   target=$TARGET; cmd=(taskset -c 0 "$VACED/bin/mpiexec" -n 2) ;;
-        vaced-2core) cores=0-1; target=$TARGET; cmd=(taskset -c 0-1 "$VACED/bin/mpiexec" -n 2) ;;
+        vaced-2core) cores=0-1; target=$TARGET; cmd=("$VACED/bin/mpiexec" -bind-to core -n 2) ;;
         netns-vaced-1core) cores=0; target=$NET_TARGET; cmd=(taskset -c 0 "$VACED/bin/mpiexec" -n 2) ;;
     esac
     rm -f "$json"
@@ -353,18 +382,41 @@ print(r["compute_s"], r["communication_s"])' "$json") || true
     [[ $RC == 0 && $ver == yes ]] || say "$app $cls $cfg rep $rep: exit $RC, verified '${ver:-none}' (see $log)"
 }
 
+# wait_quiet: until the machine's busy CPUs (all processes; we run nothing
+# meanwhile) fall below QUIET_BELOW, at most MAX_WAIT seconds
+WAITED=0
+wait_quiet() {
+    [[ $QUIET_BELOW != 0 ]] || return 0
+    local t0=$SECONDS b0 b1 busy
+    while :; do
+        b0=$(read_stat); sleep 2; b1=$(read_stat)
+        busy=$(awk -v s0="$b0" -v s1="$b1" -v hz="$(getconf CLK_TCK)" 'BEGIN { split(s0, x); split(s1, y); printf "%.2f", (y[1] - x[1]) / hz / 2 }')
+        if awk -v b="$busy" -v q="$QUIET_BELOW" 'BEGIN { exit !(b < q) }'; then
+            break
+        fi
+        if ((SECONDS - t0 >= MAX_WAIT)); then
+            say "the machine stayed busy ($busy CPUs) for $MAX_WAIT s: going on"
+            break
+        fi
+        ((SECONDS - t0 >= 60 && (SECONDS - t0) % 60 < 7)) && say "waiting for a quieter machine ($busy CPUs busy)"
+        sleep 5
+    done
+    WAITED=$((WAITED + SECONDS - t0))
+}
+
 t_all=$SECONDS
 for cls in "${CLASS_LIST[@]}"; do
     for app in "${APP_LIST[@]}"; do
         say "$app class $cls"
         for ((rep = 1; rep <= REPS; rep++)); do
+            wait_quiet
             for cfg in "${CONFIG_LIST[@]}"; do
                 one_run "$cfg" "$app" "$cls" "$rep"
             done
         done
     done
 done
-say "measurements took $((SECONDS - t_all)) s"
+say "measurements took $((SECONDS - t_all)) s, $WAITED s of it waiting for a quieter machine"
 
 LIB_ID_END=$(lib_id)
 if [[ $LIB_ID_START != "$LIB_ID_END" ]]; then

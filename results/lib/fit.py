@@ -95,8 +95,8 @@ def main():
             sys.exit(f"fit.py: implausible fit (l = {lat}, 1/Bnet = {inv})")
         bnet = 1 / inv
         model = lambda s: (1 if s <= EAGER else 3) * lat + s / bnet + 2 * s / bmem
-        head = [f"# {name}: two single-core nodes joined by a veth link shaped with tc tbf",
-                f"# rate {rate} (results/validate.sh's network-emulated target: 2 network",
+        head = [f"# {name}: two single-core nodes joined by a veth link shaped with",
+                f"# tc tbf rate {rate} (results/validate.sh's network-emulated target: 2 network",
                 "# namespaces, one rank each, vanilla MPICH ch3:sock over TCP).",
                 "# Fitted from a vanilla ping-pong across the namespaces: one-way =",
                 "# k l(1) + s/Bnet + 2 s/Bmem, k = 1 eager / 3 rendezvous; l(1) and Bnet by least",
