@@ -9,6 +9,7 @@ VANILLA=$ROOT/install/vanilla
 VACED=$ROOT/install/vaced
 ALL_APPS=ep,is,cg,mg,ft,lu,stencil
 ALL_CONFIGS=real,real-1core,vaced-1core,vaced-2core,netns-real,netns-vaced-1core
+KNOWN_CONFIGS=$ALL_CONFIGS,alt-vaced-1core,alt-vaced-2core
 
 usage() {
     cat <<EOF
@@ -33,6 +34,9 @@ of them alike):
                      tc tbf (--rate): the network-emulated real target
   netns-vaced-1core  VACED predicting netns-real from core 0, with a target
                      description calibrated on that link
+  alt-vaced-1core,   (only when asked for with --configs) as vaced-1core and
+  alt-vaced-2core    vaced-2core, with the description --alt-target: another
+                     description of the same real target, to compare models
 
 Under VACED an app's MPI_Wtime is target time, so its TIME= line is the
 prediction of the real run's TIME= line; the rank-0 "vaced: prediction" line
@@ -65,6 +69,7 @@ Options:
                         $ALL_CONFIGS)
   --target FILE         description of the localhost target
   --net-target FILE     description of the network-emulated target
+  --alt-target FILE     description for the alt-vaced-* configurations
   --rate RATE           tc tbf rate of the emulated link (default 1gbit)
   --recalibrate         measure and rewrite the generated descriptions
   --append              add rows to results/validation.csv instead of
@@ -97,7 +102,7 @@ die() { echo "validate.sh: $*" >&2; exit 1; }
 say() { echo "validate.sh: $*" >&2; }
 
 APPS=$ALL_APPS CLASSES=S,W REPS=5 CONFIGS=$ALL_CONFIGS
-TARGET= NET_TARGET= RATE=1gbit RECAL=0 APPEND=0 REPORT_ONLY=0 TMO=900 OUT=$RES
+TARGET= NET_TARGET= ALT_TARGET= RATE=1gbit RECAL=0 APPEND=0 REPORT_ONLY=0 TMO=900 OUT=$RES
 QUIET_BELOW=0.5 MAX_WAIT=900
 while [[ $# -gt 0 ]]; do
     case $1 in
@@ -107,6 +112,7 @@ while [[ $# -gt 0 ]]; do
         --configs) CONFIGS=${2:?}; shift 2 ;;
         --target) TARGET=$(realpath "${2:?}"); shift 2 ;;
         --net-target) NET_TARGET=$(realpath "${2:?}"); shift 2 ;;
+        --alt-target) ALT_TARGET=$(realpath "${2:?}"); shift 2 ;;
         --rate) RATE=${2:?}; shift 2 ;;
         --recalibrate) RECAL=1; shift ;;
         --append) APPEND=1; shift ;;
@@ -125,7 +131,8 @@ IFS=, read -ra CLASS_LIST <<< "$CLASSES"
 IFS=, read -ra CONFIG_LIST <<< "$CONFIGS"
 for a in "${APP_LIST[@]}"; do [[ ,$ALL_APPS, == *,$a,* ]] || die "unknown app '$a' (known: $ALL_APPS)"; done
 for c in "${CLASS_LIST[@]}"; do [[ $c == [SWA] ]] || die "unknown class '$c' (known: S W A)"; done
-for c in "${CONFIG_LIST[@]}"; do [[ ,$ALL_CONFIGS, == *,$c,* ]] || die "unknown configuration '$c' (known: $ALL_CONFIGS)"; done
+for c in "${CONFIG_LIST[@]}"; do [[ ,$KNOWN_CONFIGS, == *,$c,* ]] || die "unknown configuration '$c' (known: $KNOWN_CONFIGS)"; done
+if [[ ,$CONFIGS, == *,alt-* ]]; then [[ -f $ALT_TARGET ]] || die "the alt-vaced-* configurations need --alt-target FILE"; fi
 has_config() { [[ ,$CONFIGS, == *,$1,* ]]; }
 
 mkdir -p "$OUT"
@@ -323,6 +330,7 @@ if [[ -z $TARGET ]]; then
     fi
 fi
 say "localhost target: $TARGET"
+[[ -z $ALT_TARGET ]] || say "alternative description: $ALT_TARGET"
 if has_config netns-real || has_config netns-vaced-1core; then
     netns_setup
     if [[ -z $NET_TARGET ]]; then
@@ -357,6 +365,8 @@ one_run() {
         vaced-1core) cores=0;   target=$TARGET; cmd=(taskset -c 0 "$VACED/bin/mpiexec" -n 2) ;;
         vaced-2core) cores=0-1; target=$TARGET; cmd=("$VACED/bin/mpiexec" -bind-to core -n 2) ;;
         netns-vaced-1core) cores=0; target=$NET_TARGET; cmd=(taskset -c 0 "$VACED/bin/mpiexec" -n 2) ;;
+        alt-vaced-1core) cores=0; target=$ALT_TARGET; cmd=(taskset -c 0 "$VACED/bin/mpiexec" -n 2) ;;
+        alt-vaced-2core) cores=0-1; target=$ALT_TARGET; cmd=("$VACED/bin/mpiexec" -bind-to core -n 2) ;;
     esac
     rm -f "$json"
     [[ $target == - ]] || env=(env VACED_TARGET="$target" VACED_JSON="$json" VACED_QUIET=1)
@@ -429,6 +439,7 @@ fi
     echo "libs_end=$LIB_ID_END"
     echo "target=$TARGET"
     echo "net_target=$NET_TARGET"
+    echo "alt_target=$ALT_TARGET"
     echo "netns=$NETNS_KIND"
     echo "rate=$RATE"
     echo "command=results/validate.sh -a $APPS -c $CLASSES -r $REPS --configs $CONFIGS"
