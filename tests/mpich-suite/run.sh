@@ -120,19 +120,26 @@ testlists_for() {
 }
 
 # Test programs built in parallel up front (runtests would build them one
-# by one); a program that does not build is reported by runtests as a failure.
+# by one), also in the subdirectories a testlist names (threads/pt2pt...);
+# a program that does not build is reported by runtests as a failure.
 build_dir() {
-    local obj=$1 d=$2 lists=$3 list progs
-    progs=$(IFS=,; for list in $lists; do
-                if [ -f "$obj/$d/$list" ]; then
-                    cat "$obj/$d/$list"
-                elif [ -f "$WORK/src/$d/$list" ]; then
-                    cat "$WORK/src/$d/$list"
-                fi
-            done | sed 's/#.*//' | awk 'NF && $1 !~ /^!/ {print $1}' | sort -u)
-    [ -n "$progs" ] || return 0
-    # shellcheck disable=SC2086
-    make -k -j"$jobs" -C "$obj/$d" $progs >"$obj/$d/build.log" 2>&1 || true
+    local obj=$1 d=$2 lists=$3 list entries progs=() e
+    entries=$(IFS=,; for list in $lists; do
+                  if [ -f "$obj/$d/$list" ]; then
+                      cat "$obj/$d/$list"
+                  elif [ -f "$WORK/src/$d/$list" ]; then
+                      cat "$WORK/src/$d/$list"
+                  fi
+              done | sed 's/#.*//' | awk 'NF && $1 !~ /^!/ {print $1}' | sort -u)
+    for e in $entries; do
+        if [ -d "$obj/$d/$e" ]; then
+            build_dir "$obj" "$d/$e" "$lists"
+        else
+            progs+=("$e")
+        fi
+    done
+    [ ${#progs[@]} -gt 0 ] || return 0
+    make -k -j"$jobs" -C "$obj/$d" "${progs[@]}" >"$obj/$d/build.log" 2>&1 || true
 }
 
 # Processes left behind by a test of this tree (a timeout that hydra did not
@@ -163,8 +170,9 @@ run_build() {
         [ -d "$obj/$d" ] || die "$b: no directory '$d' in test/mpi (configured out?)"
         list=$(testlists_for "$obj" "$d")
         say "$b: $d: building"
+        SECONDS=0
         build_dir "$obj" "$d" "$list"
-        say "$b: $d: running"
+        say "$b: $d: running (built in $SECONDS s)"
         t0=$(date +%s.%N)
         set +e
         (cd "$obj" && "${env[@]}" MPITEST_TIMEOUT="$timeout" MPICH_SUITE_MPIEXEC="$ROOT/install/$b/bin/mpiexec" \
@@ -237,7 +245,7 @@ parse_args() {
     fi
     case $out in /*) ;; *) out=$PWD/$out ;; esac
 
-    for tool in perl python3 make tar xz; do
+    for tool in perl python3 make tar xz flock; do
         command -v "$tool" >/dev/null || die "needs '$tool' (apt-get install $tool)"
     done
     [ -f "$TARBALL" ] || die "no MPICH tarball at $TARBALL: run ./build.sh first"
@@ -251,6 +259,8 @@ parse_args() {
 main() {
     parse_args "$@"
     mkdir -p "$WORK"
+    exec 9>"$WORK/.lock"
+    flock -n 9 || die "another run.sh is using $WORK (lock $WORK/.lock)"
     local start stamps elapsed mode rc changed=""
     start=$(date +%s)
     stamps="$(install_stamp vanilla) $(install_stamp vaced)"
