@@ -44,10 +44,11 @@
 # the processes still inside it), every ${NETNS_PREFIX}*-br link and the
 # bridge. Two runs on one machine would destroy each other's hosts, so
 # netns_setup first becomes the owner of the prefix: it writes its pid ($$)
-# into /run/lock/${NETNS_PREFIX}netns.pid (under flock, so two setups
-# cannot both take it), waiting up to 10 minutes while a live process owns
-# it. The owner gives it up when it exits; an owner that died by SIGKILL
-# is noticed by its pid being gone. (A plain flock held for the whole run
+# and that process's start time into /run/lock/${NETNS_PREFIX}netns.pid
+# (under flock, so two setups cannot both take it), waiting up to 10
+# minutes while a live process owns it. The owner gives it up when it
+# exits; an owner that died by SIGKILL is noticed by its pid being gone or
+# belonging to a process started at another time. (A plain flock held for the whole run
 # would be inherited by every rank and proxy, and one of them surviving a
 # SIGKILL would block all later runs.)
 
@@ -132,23 +133,37 @@ netns__trap_exit() {
     exit "$st"
 }
 
+# "PID STARTTIME" of a process (start time in clock ticks since boot, from
+# /proc/PID/stat), or nothing if it is gone: a pid alone could be reused.
+netns__ident() {
+    local st
+    st=$(sed 's/.*) //' "/proc/$1/stat" 2>/dev/null) || return 0
+    set -- "$1" $st
+    [ -n "${21:-}" ] && echo "$1 ${21}"
+}
+
 # Become the owner of the prefix (see the header); 1 after 10 minutes.
 netns__acquire() {
-    local fd owner deadline=$((SECONDS + 600))
+    local fd owner me deadline=$((SECONDS + 600)) said=
+    me=$(netns__ident $$)
     mkdir -p "$(dirname "$NETNS_LOCK")"
     while :; do
         exec {fd}>>"$NETNS_LOCK"
         flock "$fd"
         owner=$(cat "$NETNS_OWNER" 2>/dev/null || true)
-        if [ -z "$owner" ] || [ "$owner" = "$$" ] || ! kill -0 "$owner" 2>/dev/null; then
-            echo "$$" >"$NETNS_OWNER"
+        if [ -z "$owner" ] || [ "$owner" = "$me" ] || [ "$(netns__ident "${owner%% *}")" != "$owner" ]; then
+            echo "$me" >"$NETNS_OWNER"
             exec {fd}>&-
             return 0
         fi
         exec {fd}>&-
         if [ "$SECONDS" -ge "$deadline" ]; then
-            netns__log "process $owner has owned the ${NETNS_PREFIX}* hosts for 10 minutes"
+            netns__log "process ${owner%% *} has owned the ${NETNS_PREFIX}* hosts for 10 minutes"
             return 1
+        fi
+        if [ -z "$said" ]; then
+            netns__log "waiting for process ${owner%% *}, which owns the ${NETNS_PREFIX}* hosts ($NETNS_OWNER)"
+            said=1
         fi
         sleep 1
     done
@@ -158,7 +173,7 @@ netns__release() {
     local fd
     exec {fd}>>"$NETNS_LOCK"
     flock "$fd"
-    if [ "$(cat "$NETNS_OWNER" 2>/dev/null || true)" = "$$" ]; then
+    if [ "$(cat "$NETNS_OWNER" 2>/dev/null || true)" = "$(netns__ident $$)" ]; then
         rm -f "$NETNS_OWNER"
     fi
     exec {fd}>&-

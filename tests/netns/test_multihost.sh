@@ -99,8 +99,11 @@ check "the next setup removes the leftovers and ends the process inside" \
 source "$HERE/lib.sh"
 netns_on_cleanup 'rm -rf "$TMP"'
 netns_setup 3
-HOSTS=$TMP/hosts
-netns_hostfile "$HOSTS" 4
+# the shipped example hostfile, which must name exactly these hosts
+HOSTS=$ROOT/hostfiles/netns-3.txt
+netns_hostfile "$TMP/hosts" 4
+check "hostfiles/netns-3.txt lists the three hosts, 4 cores each" \
+    test "$(grep -v '^#' "$HOSTS")" = "$(cat "$TMP/hosts")"
 check "three hosts up: namespaces, bridge ports" test "$(nsleft)" -eq 3 -a "$(linksleft)" -eq 4
 unset MPICH_INTERFACE_HOSTNAME || true
 
