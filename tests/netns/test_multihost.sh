@@ -4,9 +4,9 @@
 # 12 ranks, 4 per host. The prediction must not depend on where the ranks
 # ran: it must equal the single-host run's (and the closed form) within 2%.
 # Also checks that the namespaces are always removed (error, signal,
-# SIGKILL leftovers) and the rank placement.
+# SIGKILL leftovers), the launcher's contract and the rank placement.
 # Needs root. Ends with "N passed, M failed"; exits non-zero if any failed.
-# About 20 s.
+# 10-15 s.
 #
 #   tests/netns/test_multihost.sh [ROOT]
 set -euo pipefail
@@ -106,6 +106,23 @@ check "hostfiles/netns-3.txt lists the three hosts, 4 cores each" \
     test "$(grep -v '^#' "$HOSTS")" = "$(cat "$TMP/hosts")"
 check "three hosts up: namespaces, bridge ports" test "$(nsleft)" -eq 3 -a "$(linksleft)" -eq 4
 unset MPICH_INTERFACE_HOSTNAME || true
+
+# the launcher's contract: ssh options skipped, host by name or IP, user@
+# dropped, the command run by sh -c in the namespace with its address
+probe='echo "$MPICH_INTERFACE_HOSTNAME $(ip -o -4 addr show vnet0 | awk "{print \$4}")"'
+a1=$(netns_addr 1)
+check "launcher: -x HOST CMD runs CMD in HOST's namespace with its address" \
+    test "$("$LAUNCHER" -x vaced-h1 "$probe" 2>&1)" = "$a1 $a1/24"
+check "launcher: ssh options with values (separate, attached, combined) are skipped" \
+    test "$("$LAUNCHER" -o BatchMode=yes -p 22 -oStrictHostKeyChecking=no -xTl root -- root@vaced-h2 "$probe" 2>&1)" = "$(netns_addr 2) $(netns_addr 2)/24"
+check "launcher: a host given by IP address" test "$("$LAUNCHER" -x "$a1" "$probe" 2>&1)" = "$a1 $a1/24"
+check "launcher: words are joined for sh -c, as ssh does" test "$("$LAUNCHER" vaced-h0 echo '"a  b"' c)" = "a  b c"
+st=0
+"$LAUNCHER" -x nosuchhost true 2>/dev/null || st=$?
+check "launcher: an unknown host exits 255, as ssh does" test "$st" -eq 255
+st=0
+"$LAUNCHER" vaced-h0 'exit 7' || st=$?
+check "launcher: the command's exit status is passed on" test "$st" -eq 7
 
 # mpiexec runs in host 0 (the bridge has no address in the root namespace)
 multi() {
