@@ -10,7 +10,7 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=$ROOT/build
-TEST_PACKAGES=(libmpich-dev python3)
+TEST_PACKAGES=(libmpich-dev python3 iproute2 util-linux procps)
 passed=0
 failed=0
 
@@ -71,6 +71,9 @@ if [ "${1:-all}" != unit ]; then
         install_test_packages
         suite "MPI integration" python3 "$ROOT/tests/mpi/test_predictions.py" "$ROOT"
         suite "vaced front end" "$ROOT/tests/tools/test_vaced_cli.sh" "$ROOT"
+        # several host nodes as network namespaces (real TCP between them)
+        suite "hosts in network namespaces" "$ROOT/tests/netns/test_multihost.sh" "$ROOT"
+        suite "calibration on an emulated link" "$ROOT/tests/netns/test_calibrate.sh" "$ROOT"
     else
         echo "FAIL: ./build.sh"
         failed=$((failed + 1))

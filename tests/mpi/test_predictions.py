@@ -22,6 +22,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import time
 
 ROOT = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", ".."))
 PREFIX = os.path.join(ROOT, "install", "vaced")
@@ -348,6 +349,35 @@ def host_run(exe, args, p, target, cores, hog=False, quiet=True):
     return r.stdout if r.returncode == 0 else None
 
 
+def test_faults(exe):
+    """Unmodelled features are marked; failing jobs end without orphans."""
+    for mode, what in (("rma", "one-sided communication (RMA)"), ("threads", "MPI calls from several threads")):
+        with tempfile.TemporaryDirectory() as d:
+            path = os.path.join(d, "p.json")
+            rc, out, err = run(4, [exe, mode], env_extra={"VACED_JSON": path})
+            ok = rc == 0 and f"not modelled: {what}" in out and "warning" in err
+            if mode == "rma":
+                m = re.search(r"rma sum=(\d+) expected=(\d+)", out)
+                ok = ok and m is not None and m.group(1) == m.group(2)
+            try:
+                with open(path) as f:
+                    doc = json.load(f)
+                ok = ok and doc["approximate"] is True and what in doc["not_modelled"]
+            except (OSError, ValueError, KeyError):
+                ok = False
+            check(f"{mode}: works as MPI, warns, and the prediction is marked approximate", ok,
+                  f"rc={rc} {out[-300:]} {err[-300:]}")
+    rc, out, err = run(4, [exe, "normal"])
+    check("a program using only modelled features is not marked approximate",
+          rc == 0 and JOB_LINE.search(out) is not None and "APPROXIMATE" not in out, out[-300:])
+    for mode in ("abort", "kill"):
+        rc, out, err = run(4, [exe, mode], timeout=60)
+        time.sleep(0.5)
+        left = subprocess.run(["pgrep", "-f", exe], capture_output=True, text=True).stdout.split()
+        check(f"{mode} in one rank: the job fails without hanging and leaves no process", rc not in (0, -1) and not left,
+              f"rc={rc} left={left}")
+
+
 def test_reports(exe):
     """Output format: rank lines, the job line, quiet mode and JSON."""
     rc, out, err = run(4, [exe, "1000", "10"])
@@ -463,6 +493,9 @@ def main():
             test_fig4(adv)
         if ring and loop:
             test_host_invariance(ring, loop)
+        faults = build("faults", "faults.c")
+        if faults:
+            test_faults(faults)
         longrun = build("longrun", "longrun.c")
         if longrun:
             test_long_run(longrun)

@@ -32,7 +32,7 @@ int vaced_sim_start(int rank, int size);
 /* Stops the clock: tV is now this rank's prediction.  Prints the rank line
  * unless $VACED_QUIET is set.  Fills out[VACED_SUMMARY_LEN] for the gather
  * that rank 0 reports from. */
-#define VACED_SUMMARY_LEN 3 /* total, compute, communication, in seconds */
+#define VACED_SUMMARY_LEN 4 /* total, compute, communication (s); unmodelled features */
 void vaced_sim_end(double out[VACED_SUMMARY_LEN]);
 
 /* The target's eager/rendezvous threshold in bytes (MPICH's meaning: the
@@ -43,6 +43,18 @@ uint64_t vaced_eager_threshold(void);
  * order).  Prints the program line and writes $VACED_JSON if set.  Returns 0,
  * or non-zero when the JSON file could not be written (already reported). */
 int vaced_report_job(const double *all, int size);
+
+/* Features of MPI the model does not time.  A program that uses one still
+ * runs correctly; its prediction is marked approximate. */
+enum vaced_unmodelled {
+    VACED_UNMODELLED_RMA = 1,           /* one-sided communication */
+    VACED_UNMODELLED_DYNAMIC = 2,       /* process creation and connection */
+    VACED_UNMODELLED_THREADS = 4        /* MPI called from several threads */
+};
+
+/* `call` used a feature of `kind`: the prediction becomes approximate;
+ * rank 0 warns once per kind, naming the call. */
+void vaced_unmodelled(enum vaced_unmodelled kind, const char *call);
 
 /* Frees what the simulator holds (after the report). */
 void vaced_shutdown(void);

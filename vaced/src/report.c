@@ -18,11 +18,14 @@ void vaced_print_rank_line(FILE *f, const struct vaced_rank_summary *s, int size
     fflush(f);
 }
 
+/* all[] holds VACED_SUMMARY_LEN values a rank: total, compute, communication, ... */
+#define FIELD(all, r, k) ((all)[VACED_SUMMARY_LEN * (r) + (k)])
+
 static int slowest_rank(const double *all, int ranks)
 {
     int best = 0;
     for (int r = 1; r < ranks; r++)
-        if (all[3 * r] > all[3 * best])
+        if (FIELD(all, r, 0) > FIELD(all, best, 0))
             best = r;
     return best;
 }
@@ -31,8 +34,10 @@ void vaced_print_job_line(FILE *f, const struct vaced_job_info *job, const doubl
 {
     int r = slowest_rank(all, job->ranks);
     fprintf(f, "vaced: prediction %.9f s on target %s (%d ranks; slowest rank %d: compute %.9f s,"
-            " communication %.9f s; cpu time %s)\n",
-            all[3 * r], job->target, job->ranks, r, all[3 * r + 1], all[3 * r + 2], job->cpu_source);
+            " communication %.9f s; cpu time %s)%s%s\n",
+            FIELD(all, r, 0), job->target, job->ranks, r, FIELD(all, r, 1), FIELD(all, r, 2),
+            job->cpu_source, job->approximate[0] ? " APPROXIMATE: not modelled: " : "",
+            job->approximate);
     fflush(f);
 }
 
@@ -61,11 +66,14 @@ int vaced_write_json(const char *path, const struct vaced_job_info *job, const d
     json_string(f, job->target_path);
     fprintf(f, ",\n  \"cpu_time_source\": ");
     json_string(f, job->cpu_source);
+    fprintf(f, ",\n  \"approximate\": %s,\n  \"not_modelled\": ",
+            job->approximate[0] ? "true" : "false");
+    json_string(f, job->approximate);
     fprintf(f, ",\n  \"ranks\": %d,\n  \"prediction_s\": %.12f,\n  \"per_rank\": [\n",
-            job->ranks, all[3 * slowest_rank(all, job->ranks)]);
+            job->ranks, FIELD(all, slowest_rank(all, job->ranks), 0));
     for (int r = 0; r < job->ranks; r++)
         fprintf(f, "    {\"rank\": %d, \"total_s\": %.12f, \"compute_s\": %.12f, \"communication_s\": %.12f}%s\n",
-                r, all[3 * r], all[3 * r + 1], all[3 * r + 2], r + 1 < job->ranks ? "," : "");
+                r, FIELD(all, r, 0), FIELD(all, r, 1), FIELD(all, r, 2), r + 1 < job->ranks ? "," : "");
     fprintf(f, "  ]\n}\n");
     return fclose(f) == 0 ? 0 : -1;
 }

@@ -3,11 +3,13 @@
 #define VACED_REPORT_H
 
 #include <stdio.h>
+#include "vaced.h"
 
 struct vaced_rank_summary { int rank; double total, compute, communication; };
 
 struct vaced_job_info {
     const char *target, *target_path, *cpu_source;
+    const char *approximate;    /* "" or what the model did not time */
     int ranks;
 };
 
@@ -17,7 +19,7 @@ struct vaced_job_info {
 int quiet_level(void);
 
 void vaced_print_rank_line(FILE *f, const struct vaced_rank_summary *s, int size);
-/* all: ranks * 3 doubles (total, compute, communication) in rank order. */
+/* all: VACED_SUMMARY_LEN doubles a rank (see vaced_sim_end), in rank order. */
 void vaced_print_job_line(FILE *f, const struct vaced_job_info *job, const double *all);
 /* Returns 0, or -1 when the file cannot be written. */
 int vaced_write_json(const char *path, const struct vaced_job_info *job, const double *all);

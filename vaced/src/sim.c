@@ -101,11 +101,30 @@ void vaced_sim_end(double out[VACED_SUMMARY_LEN])
     out[0] = s.total;
     out[1] = s.compute;
     out[2] = s.communication;
+    out[3] = vaced_st.unmodelled;
+}
+
+static const char *unmodelled_what(unsigned kind)
+{
+    switch (kind) {
+        case VACED_UNMODELLED_RMA: return "one-sided communication (RMA)";
+        case VACED_UNMODELLED_DYNAMIC: return "dynamic processes";
+        default: return "MPI calls from several threads";
+    }
 }
 
 int vaced_report_job(const double *all, int size)
 {
+    unsigned unmodelled = 0;
+    char approx[160] = "";
+    for (int r = 0; r < size; r++)
+        unmodelled |= (unsigned) all[VACED_SUMMARY_LEN * r + 3];
+    for (unsigned kind = 1; kind <= VACED_UNMODELLED_THREADS; kind <<= 1)
+        if (unmodelled & kind)
+            snprintf(approx + strlen(approx), sizeof approx - strlen(approx), "%s%s",
+                     approx[0] ? ", " : "", unmodelled_what(kind));
     struct vaced_job_info job = {
+        .approximate = approx,
         .target = vaced_st.target ? vaced_target_name(vaced_st.target) : "?",
         .target_path = vaced_st.target_path,
         .cpu_source = vaced_cputime_source_name(vaced_st.cpu_source),
@@ -119,6 +138,16 @@ int vaced_report_job(const double *all, int size)
         return 1;
     }
     return 0;
+}
+
+void vaced_unmodelled(enum vaced_unmodelled kind, const char *call)
+{
+    if (!vaced_running || (vaced_st.unmodelled & kind))
+        return;
+    vaced_st.unmodelled |= kind;
+    if (vaced_st.rank == 0)
+        fprintf(stderr, "vaced: warning: %s uses %s, which the model does not time: "
+                "the prediction is approximate\n", call, unmodelled_what(kind));
 }
 
 uint64_t vaced_eager_threshold(void)

@@ -20,6 +20,7 @@ struct vaced_state {
     int depth;                  /* nesting of communication activities */
     vaced_time_t compute;       /* sum of compute segments, for the split */
     int ended;                  /* E_end happened: tv is the prediction */
+    unsigned unmodelled;        /* enum vaced_unmodelled bits used so far */
     struct vaced_target *target;
     enum vaced_cpu_source cpu_source;
     char target_path[512];
