@@ -135,14 +135,23 @@ def test_pingpong(exe, label, net, target, hops, sizes):
              field(out, "roundtrip_s"), 2 * oneway(net, s, hops))
 
 
+def paper16_variant(directory, key, line):
+    """Writes paper-16.topo with the line of `key` replaced; returns the
+    file's path and that line's number."""
+    with open(os.path.join(ROOT, "topo", "paper-16.topo")) as f:
+        lines = f.read().splitlines()
+    lineno = next(i for i, l in enumerate(lines, 1) if l.split("=")[0].strip() == key)
+    lines[lineno - 1] = line
+    path = os.path.join(directory, f"paper-16-{key}.topo")
+    with open(path, "w") as f:
+        f.write("\n".join(lines) + "\n")
+    return path, lineno
+
+
 def test_eager_threshold(exe):
     """The target's eager threshold, not MPICH's default, picks the protocol."""
     with tempfile.TemporaryDirectory() as d:
-        path = os.path.join(d, "small-eager.topo")
-        with open(os.path.join(ROOT, "topo", "paper-16.topo")) as f:
-            text = f.read()
-        with open(path, "w") as f:
-            f.write(re.sub(r"^eager_threshold.*$", "eager_threshold = 64 KiB", text, flags=re.M))
+        path, _ = paper16_variant(d, "eager_threshold", "eager_threshold = 64 KiB")
         for s, oneway in ((40000, eager_oneway), (100000, rndv_oneway)):
             rc, out, err = run(2, [exe, str(s), "100"], path)
             if need(f"small eager threshold {s} B runs", rc, out, err):
@@ -429,12 +438,7 @@ def test_reports(exe):
 
 def test_bad_target(exe):
     with tempfile.TemporaryDirectory() as d:
-        path = os.path.join(d, "bad.topo")
-        with open(os.path.join(ROOT, "topo", "paper-16.topo")) as f:
-            text = f.read()
-        with open(path, "w") as f:
-            f.write(text.replace("bnet            = 4.16 GB/s", "bnet            = -4 GB/s"))
-        lineno = next(i for i, l in enumerate(text.splitlines(), 1) if l.startswith("bnet"))
+        path, lineno = paper16_variant(d, "bnet", "bnet = -4 GB/s")
         rc, out, err = run(2, [exe, "1000", "10"], path)
         check("a bad target file stops the job before the program runs, naming file and line",
               rc != 0 and f"{path}:{lineno}:" in err and "pingpong" not in out, f"rc={rc} {err[-300:]}")
