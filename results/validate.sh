@@ -98,6 +98,7 @@ Examples:
 EOF
 }
 
+ORIG_CMD="results/validate.sh$(printf ' %q' "$@")"
 die() { echo "validate.sh: $*" >&2; exit 1; }
 say() { echo "validate.sh: $*" >&2; }
 
@@ -442,7 +443,7 @@ fi
     echo "alt_target=$ALT_TARGET"
     echo "netns=$NETNS_KIND"
     echo "rate=$RATE"
-    echo "command=results/validate.sh -a $APPS -c $CLASSES -r $REPS --configs $CONFIGS"
+    echo "command=$ORIG_CMD"
 } > "$OUT/validation.$RUN_ID.meta"
 cleanup
 report

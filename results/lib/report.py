@@ -269,24 +269,67 @@ def main():
     # --- real-run spread
     md.append("## Spread of the real runs")
     md.append("")
-    md.append("(max − min) / median of `TIME=` over the repetitions, per configuration:")
+    md.append("(max − min) / median of `TIME=` over the repetitions, per configuration; "
+              "*others*: median number of CPUs (of 2) that other processes kept busy during "
+              "the real runs (from /proc/stat, our job's own CPU time subtracted).")
     md.append("")
     cfgs = ["real", "real-1core", "netns-real", "vaced-1core", "vaced-2core", "netns-vaced-1core",
             "alt-vaced-1core", "alt-vaced-2core"]
     cfgs = [c for c in cfgs if any(groups.get((a, k, c)) for a, k in keys)]
-    md.append("| app | class | " + " | ".join(cfgs) + " |")
-    md.append("|---|---|" + "---|" * len(cfgs))
+    md.append("| app | class | " + " | ".join(cfgs) + " | others, real | others, netns-real |")
+    md.append("|---|---|" + "---|" * (len(cfgs) + 2))
     for app, cls in keys:
         cells = []
         for cfg in cfgs:
             st = Stat(groups.get((app, cls, cfg), []))
             cells.append("–" if not st.time else f"{(max(st.time) - min(st.time)) / st.med() * 100:.0f} %")
+        for cfg in ("real", "netns-real"):
+            o = [float(r["others_cpus"]) for r in groups.get((app, cls, cfg), []) if r.get("others_cpus")]
+            cells.append(f"{statistics.median(o):.2f}" if o else "–")
         md.append(f"| {app.upper()} | {cls} | " + " | ".join(cells) + " |")
     md.append("")
     md.append("![RE per app](re.png)")
     md.append("")
     md.append("![slowdown per app](slowdown.png)")
     md.append("")
+
+    # --- the README's "Results" section (results/README-results.md, to paste)
+    rd = ["## Results", "",
+          "Validation against real runs (`results/validate.sh`; full report with spreads, "
+          "plots and the analysis of the misses in `results/validation.md`). Real target: "
+          "this 2-core VM, 2 ranks one per core, vanilla MPICH; VACED predicts it from 1 host "
+          "core and from 2. Second real target: 2 network namespaces (one rank each, pinned), "
+          "TCP over a veth link shaped with `tc tbf`, predicted from 1 core with a calibrated "
+          "description of that link. Times are the apps' own `TIME=` (MPI_Wtime, virtual under "
+          "VACED), median of the repetitions; RE = predicted / real − 1; slowdown = VACED / "
+          "vanilla host wall time on the same host cores.", "",
+          "| app | class | real (s) | RE, VACED on 1 core | RE, on 2 cores | real netns (s) | RE netns | slowdown 1 core / 2 cores |",
+          "|---|---|---|---|---|---|---|---|"]
+    for app, cls in keys:
+        if not groups.get((app, cls, "real")):
+            continue
+        g = lambda cfg: Stat(groups.get((app, cls, cfg), []))
+        s1 = sd_of(groups, app, cls, "vaced-1core", "real-1core")
+        s2 = sd_of(groups, app, cls, "vaced-2core", "real")
+        short = lambda v: "–" if v is None else f"{v[0] * 100:+.1f} %"
+        rd.append(f"| {app.upper()} | {cls} | {fmt_spread(g('real'))} | {short(re1.get((app, cls)))} | "
+                  f"{short(re2.get((app, cls)))} | {fmt_spread(g('netns-real'))} | {short(ren.get((app, cls)))} | "
+                  f"{'–' if s1 is None else f'{s1:.2f}'} / {'–' if s2 is None else f'{s2:.2f}'} |")
+    rd.append("")
+    for label, vals in (("VACED on 1 core", re1), ("VACED on 2 cores", re2), ("netns target", ren)):
+        v = [x[0] for x in vals.values() if x is not None]
+        if v:
+            rd.append(f"- {label}: mean |RE| {sum(abs(x) for x in v) / len(v) * 100:.1f} %, "
+                      f"worst {max(v, key=abs) * 100:+.1f} %, {sum(abs(x) <= 0.1 for x in v)} of {len(v)} within 10 %.")
+    rd.append("")
+    cmds = sorted(set(meta.get("command", [])))
+    rd.append("Regenerate with (about 30 minutes on this 2-core VM; `--help` for the options):")
+    rd.append("")
+    for c in cmds or ["results/validate.sh -c S,W -r 3"]:
+        rd.append(f"    {c}")
+    rd.append("")
+    with open(os.path.join(out, "README-results.md"), "w") as f:
+        f.write("\n".join(rd) + "\n")
 
     notes = os.path.join(out, "validation-notes.md")
     if os.path.exists(notes):
