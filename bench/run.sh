@@ -9,7 +9,7 @@ BENCH=$ROOT/bench
 VANILLA=$ROOT/install/vanilla
 VACED=$ROOT/install/vaced
 ALL_APPS=ep,is,cg,mg,ft,lu,stencil
-ALL_PARTS=slowdown,pingpong,cputime,scale,netns
+ALL_PARTS=slowdown,reads,pingpong,cputime,scale,netns
 
 usage() {
     cat <<EOF
@@ -36,6 +36,10 @@ in one run, and writes the figures as ratios.  Parts (--parts):
             CPU time other processes took meanwhile (from /proc/stat) is
             recorded too, and a load-corrected efficiency
             wall / (CPU time / (cores - others)).
+  reads     one more VACED run of every app and rank count of the slowdown,
+            counting the CPU-time reads of all ranks (bench/rankstat.c):
+            reads x the cost of a read (part cputime) estimates the CPU time
+            VACED's clock adds, to set beside the measured CPU-time growth.
   pingpong  0-byte ping-pong between 2 ranks on the 2 cores (-bind-to core),
             bench/pingpong.c, timed with clock_gettime(CLOCK_MONOTONIC) in
             the program (MPI_Wtime is target time under VACED); interleaved
@@ -69,7 +73,7 @@ Options:
   --quick               a few minutes: --reps 3, --apps ep,is,mg,ft,stencil
                         (CG and LU at 64 ranks take 10-15 s a run),
                         --pp-iters 10000, --scale-reps 1, parts
-                        slowdown,pingpong,cputime,scale
+                        slowdown,reads,pingpong,cputime,scale
   --parts LIST          comma-separated parts (default all: $ALL_PARTS;
                         netns is skipped with a note when not root)
   -a, --apps LIST       apps for the slowdown (default $ALL_APPS)
@@ -98,6 +102,9 @@ Options:
                         0: do not wait), at most --max-wait s (default 600)
   --out DIR             where bench.csv, bench.md and bench-runs.csv go
                         (default results/)
+  --append              add to DIR/bench-runs.csv instead of starting it anew
+                        (e.g. one more part; the report takes every row, and
+                        bench-meta.txt lists every command)
   --report-only         only rewrite bench.csv and bench.md from DIR/bench-runs.csv
   -h, --help            this text
 
@@ -120,7 +127,7 @@ say() { echo "bench/run.sh: $*" >&2; }
 ARGS=("$@")
 PARTS=$ALL_PARTS APPS=$ALL_APPS PROCS=2,16,64 CLASS=W REPS=5 TARGET=paper-1024
 PP_ITERS=20000 SCALE_N=1024 SCALE_APP=ep SCALE_CLASS=S SCALE_REPS=2 NETNS_N=4
-TMO=900 PRIO= QUIET_BELOW=0 MAX_WAIT=600 OUT=$ROOT/results REPORT_ONLY=0 QUICK=0
+TMO=900 PRIO= QUIET_BELOW=0 MAX_WAIT=600 OUT=$ROOT/results REPORT_ONLY=0 APPEND=0 QUICK=0
 set_parts=0 set_apps=0 set_reps=0 set_pp=0 set_sreps=0
 while [[ $# -gt 0 ]]; do
     case $1 in
@@ -143,12 +150,13 @@ while [[ $# -gt 0 ]]; do
         --max-wait) MAX_WAIT=${2:?}; shift 2 ;;
         --out) OUT=$(realpath -m "${2:?}"); shift 2 ;;
         --report-only) REPORT_ONLY=1; shift ;;
+        --append) APPEND=1; shift ;;
         -h|--help) usage; exit 0 ;;
         *) usage >&2; exit 2 ;;
     esac
 done
 if [[ $QUICK == 1 ]]; then
-    [[ $set_parts == 1 ]] || PARTS=slowdown,pingpong,cputime,scale
+    [[ $set_parts == 1 ]] || PARTS=slowdown,reads,pingpong,cputime,scale
     [[ $set_apps == 1 ]] || APPS=ep,is,mg,ft,stencil
     [[ $set_reps == 1 ]] || REPS=3
     [[ $set_pp == 1 ]] || PP_ITERS=10000
@@ -216,7 +224,15 @@ LIB_ID_START=$(lib_id)
 # ---------------------------------------------------------------- runs ----
 RUN_ID=$(date -u +%Y%m%dT%H%M%SZ)
 HEADER=run_id,part,item,ranks,build,rep,rc,wall_s,cpu_s,others_cpus,load1,metrics
-echo "$HEADER" > "$RUNS"
+if [[ $APPEND == 0 || ! -s $RUNS ]]; then
+    echo "$HEADER" > "$RUNS"
+    PREV_META=
+elif [[ $(head -1 "$RUNS") != "$HEADER" ]]; then
+    die "$RUNS has another header; run without --append"
+else
+    PREV_META=$(cat "$OUT/bench-meta.txt" 2> /dev/null || true)
+fi
+prev() { sed -n "s/^$1=//p" <<< "$PREV_META" | head -1; }
 
 # run_cmd LOG CMD...: runs with a time limit; sets RC, WALL (s), CPU (user +
 # system s of the job: mpiexec and everything it waited for) and OTHERS
@@ -298,6 +314,27 @@ if has_part slowdown; then
                     [[ $RC == 0 && $ver == yes ]] || say "  $app P=$P $v rep $rep: exit $RC, verified '${ver:-none}' (see $log)"
                 done
             done
+        done
+    done
+fi
+
+# --------------------------------------------------------------- reads ----
+if has_part reads; then
+    say "reads: CPU-time reads of every app and rank count (one vaced run each, LD_PRELOAD bench/rankstat.so)"
+    for P in "${PROC_LIST[@]}"; do
+        for app in "${APP_LIST[@]}"; do
+            st=$WORK/reads.$app.$CLASS.$P
+            rm -rf "$st"; mkdir -p "$st"
+            log=$LOGS/reads.$app.$CLASS.$P.log
+            run_cmd "$log" "${vaced_env[@]}" VACED_QUIET=all LD_PRELOAD="$WORK/rankstat.so" RANKSTAT_DIR="$st" RANKSTAT_CLOCKS=1 \
+                "$VACED/bin/mpiexec" -n "$P" "$WORK/vaced/$app" "$CLASS"
+            [[ $RC != 2 ]] || grep -q '^APP=' "$log" || continue     # a rank count the app refuses
+            m=$(cat "$st"/rank.* 2> /dev/null | awk '
+                { for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+                  k++; t += v["clock_thread"]; p += v["clock_process"]; m += v["clock_mono"] }
+                END { printf "ranks_reported=%d;clock_thread=%d;clock_process=%d;clock_mono=%d", k, t, p, m }')
+            row reads "$app.$CLASS" "$P" vaced 1 "$m"
+            printf '  %-8s P=%-3d %s\n' "$app" "$P" "$m" >&2
         done
     done
 fi
@@ -467,8 +504,8 @@ LOAD_END=$(cut -d' ' -f1-3 /proc/loadavg)
 [[ $LIB_ID_START == "$LIB_ID_END" ]] || say "WARNING: install/vanilla or install/vaced changed during the run"
 {
     echo "run_id=$RUN_ID"
-    echo "command=bench/run.sh ${ARGS[*]}"
-    echo "parts=$PARTS"
+    echo "command=${PREV_META:+$(prev command); }bench/run.sh ${ARGS[*]}"
+    echo "parts=${PREV_META:+$(prev parts),}$PARTS"
     echo "apps=$APPS"
     echo "procs=$PROCS"
     echo "class=$CLASS"
@@ -488,11 +525,11 @@ LOAD_END=$(cut -d' ' -f1-3 /proc/loadavg)
     echo "pid_max=$(cat /proc/sys/kernel/pid_max)"
     echo "nofile=${NOFILE:-$(ulimit -Sn)}"
     echo "autogroup=$AUTOGROUP"
-    echo "load_start=$LOAD_START"
-    echo "load_end=$LOAD_END"
+    echo "load_start=${PREV_META:+$(prev load_start); }$LOAD_START"
+    echo "load_end=${PREV_META:+$(prev load_end); }$LOAD_END"
     echo "libs_start=$LIB_ID_START"
     echo "libs_end=$LIB_ID_END"
-    echo "duration_s=$((SECONDS - T_START))"
+    echo "duration_s=${PREV_META:+$(prev duration_s) + }$((SECONDS - T_START))"
     echo "waited_s=$WAITED"
     echo "date_utc=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 } > "$OUT/bench-meta.txt"
