@@ -70,7 +70,7 @@ in one run, and writes the figures as ratios.  Parts (--parts):
             CPU time, which moves with the machine's load); goal within 2%.
 
 Options:
-  --quick               a few minutes: --reps 3, --apps ep,is,mg,ft,stencil
+  --quick               about 5 minutes: --reps 3, --apps ep,is,mg,ft,stencil
                         (CG and LU at 64 ranks take 10-15 s a run),
                         --pp-iters 10000, --scale-reps 1, parts
                         slowdown,reads,pingpong,cputime,scale
@@ -114,8 +114,8 @@ scale) and DIR/bench-runs.csv (every run).  Logs and binaries go to
 build/bench/.  Prints the summary at the end.
 
 Examples:
-  bench/run.sh --quick                               # a few minutes
-  bench/run.sh                                       # everything, about an hour
+  bench/run.sh --quick                               # about 5 minutes
+  bench/run.sh                                       # everything, about 20 minutes
   bench/run.sh --parts pingpong,cputime -r 9         # per-call cost only
   bench/run.sh --parts scale --scale-ranks 512 --scale-app cg
 EOF
@@ -192,11 +192,17 @@ for p in "$VANILLA" "$VACED"; do
 done
 CORES=$(nproc)
 T_START=$SECONDS
+# the autogroup is the whole session's: its nice value is put back at exit
+PRIO_OLD=
+restore_prio() { [[ -z $PRIO_OLD ]] || { echo "$PRIO_OLD" > /proc/self/autogroup 2> /dev/null || true; PRIO_OLD=; }; }
 if [[ -n $PRIO ]]; then
     [[ $PRIO =~ ^-?[0-9]+$ ]] && ((PRIO >= -20 && PRIO <= 19)) || die "--priority: -20..19, got '$PRIO'"
-    [[ -w /proc/self/autogroup ]] && echo "$PRIO" > /proc/self/autogroup 2> /dev/null ||
+    old=$(sed -n 's/.* nice \(-\{0,1\}[0-9]*\)$/\1/p' /proc/self/autogroup 2> /dev/null)
+    [[ -n $old && -w /proc/self/autogroup ]] && echo "$PRIO" > /proc/self/autogroup 2> /dev/null ||
         die "--priority: cannot write /proc/self/autogroup (autogroups off, or not root)"
-    say "scheduling autogroup: $(cat /proc/self/autogroup)"
+    PRIO_OLD=$old
+    trap 'restore_prio' EXIT
+    say "scheduling autogroup: $(cat /proc/self/autogroup) (was nice $old; put back at exit)"
 fi
 AUTOGROUP=$(cat /proc/self/autogroup 2> /dev/null || echo none)
 
@@ -449,7 +455,8 @@ scale_run() {
         "$label" "$v" "$rep" "$WALL" "${CPU:--}" "$OTHERS" "$RC" "${pred:--}" >&2
     [[ $RC == 0 ]] || say "  $label $v rep $rep: exit $RC (see $log)"
 }
-trap 'stop_sampler' EXIT
+bench_cleanup() { stop_sampler; restore_prio; }
+trap 'bench_cleanup' EXIT
 
 if has_part scale || has_part netns; then
     raise_nofile "$SCALE_N"
@@ -482,7 +489,7 @@ if has_part netns; then
         # shellcheck source=../tests/netns/lib.sh
         source "$ROOT/tests/netns/lib.sh"
         netns_setup "$NETNS_N" || die "tests/netns/lib.sh: netns_setup failed"
-        netns_on_cleanup stop_sampler
+        netns_on_cleanup bench_cleanup
         netns_hostfile "$WORK/netns-hosts" $((SCALE_N / NETNS_N))
         NET=(-f "$WORK/netns-hosts" -launcher ssh -launcher-exec "$ROOT/vaced/tools/netns-launcher" -iface "$NETNS_IFACE")
         for ((rep = 1; rep <= SCALE_REPS; rep++)); do
