@@ -3,7 +3,7 @@
 
 Called by run.sh, not meant to be run by hand (but it can be: it only reads
 files).  Reads, for each build B in (vanilla, vaced), the JUnit files that
-MPICH's runtests wrote, RESULTS/B/DIR.junit.xml, and RESULTS/B/times.tsv
+MPICH's runtests wrote, RESULTS/B/DIR.junit.xml ("/" in DIR as "_"), and RESULTS/B/times.tsv
 (directory, seconds, runtests exit status).  Writes OUT.md (summary) and
 OUT.csv (one row per test), prints per-directory counts and the lists of
 regressions and of tests that pass only on the patched build, and ends
@@ -103,7 +103,7 @@ def main():
         results[b] = {}
         times[b] = read_times(os.path.join(args.results, b, "times.tsv"))
         for d in dirs:
-            path = os.path.join(args.results, b, f"{d}.junit.xml")
+            path = os.path.join(args.results, b, d.replace("/", "_") + ".junit.xml")
             if not os.path.exists(path):
                 continue
             for tid, directory, status, seconds, output in parse_junit(path):
@@ -155,7 +155,7 @@ def main():
     for b in BUILDS:
         dropped[b] = 0
         for d in dirs:
-            path = os.path.join(args.results, b, f"{d}.dropped")
+            path = os.path.join(args.results, b, d.replace("/", "_") + ".dropped")
             if os.path.exists(path):
                 dropped[b] += sum(1 for _ in open(path, errors="replace"))
 

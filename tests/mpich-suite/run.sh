@@ -96,7 +96,13 @@ configure_tree() {
 # the directory's testlist, then the generated testlist.dtp (DTPools
 # datatypes) and testlist.cvar (every collective algorithm, in coll) where
 # configure made them.  For --subset, the lines of the directory's testlist
-# that subset.txt names ("dir/program [np]", or "dir/*" for all of them).
+# that subset.txt names ("dir/program [np]", or "dir/*" for all of them;
+# dir may be a subdirectory such as threads/pt2pt).
+# subset.txt without comments and blank lines.
+subset_lines() {
+    sed 's/#.*//' "$SUBSET_FILE" | awk 'NF'
+}
+
 testlists_for() {
     local obj=$1 d=$2 list
     if [ $subset -eq 0 ]; then
@@ -106,9 +112,10 @@ testlists_for() {
     list=$obj/$d/testlist
     [ -f "$list" ] || list=$WORK/src/$d/testlist
     [ -f "$list" ] || die "$d has no testlist"
-    grep -v '^\s*#' "$SUBSET_FILE" | awk -v d="$d" 'NF { split($1, p, "/"); if (p[1] == d) print }' |
+    subset_lines | awk -v d="$d" '{ n = split($1, p, "/"); dir = p[1]; for (i = 2; i < n; i++) dir = dir "/" p[i];
+                                    if (dir == d) print }' |
         while read -r prog np; do
-            prog=${prog#*/}
+            prog=${prog##*/}
             if [ "$prog" = "*" ]; then
                 grep -v '^\s*#' "$list" | grep .
             else
@@ -156,7 +163,7 @@ kill_strays() {
 }
 
 run_build() {
-    local b=$1 obj=$WORK/$1 res=$WORK/results/$1 d list t0 t1 rc
+    local b=$1 obj=$WORK/$1 res=$WORK/results/$1 d f list t0 t1 rc
     mkdir -p "$res"
     : >"$res/times.tsv"
     say "$b: building the utility libraries"
@@ -168,6 +175,7 @@ run_build() {
     fi
     for d in "${DIRS[@]}"; do
         [ -d "$obj/$d" ] || die "$b: no directory '$d' in test/mpi (configured out?)"
+        f=${d//\//_}
         list=$(testlists_for "$obj" "$d")
         say "$b: $d: building"
         SECONDS=0
@@ -176,18 +184,18 @@ run_build() {
         t0=$(date +%s.%N)
         set +e
         (cd "$obj" && "${env[@]}" MPITEST_TIMEOUT="$timeout" MPICH_SUITE_MPIEXEC="$ROOT/install/$b/bin/mpiexec" \
-            MPICH_SUITE_DROPPED="$res/$d.dropped" \
+            MPICH_SUITE_DROPPED="$res/$f.dropped" \
             ./runtests -srcdir="$WORK/src" -tests="$list" -testdirs="$d" ${maxnp:+-maxnp=$maxnp} \
-            -mpiexec="$HERE/mpiexec-filter.sh" -junitfile="$res/$d.junit.xml" >"$res/$d.log" 2>&1)
+            -mpiexec="$HERE/mpiexec-filter.sh" -junitfile="$res/$f.junit.xml" >"$res/$f.log" 2>&1)
         rc=$?
         set -e
         t1=$(date +%s.%N)
         kill_strays "$obj"
         printf '%s\t%.1f\t%d\n' "$d" "$(awk -v a="$t0" -v b="$t1" 'BEGIN {print b - a}')" "$rc" >>"$res/times.tsv"
-        if [ -f "$res/$d.junit.xml" ]; then
-            say "$b: $d: $(grep -E 'tests (passed|failed)' "$res/$d.log" | tail -n 1 | sed 's/^ *//') ($(tail -n 1 "$res/times.tsv" | cut -f2) s)"
+        if [ -f "$res/$f.junit.xml" ]; then
+            say "$b: $d: $(grep -E 'tests (passed|failed)' "$res/$f.log" | tail -n 1 | sed 's/^ *//') ($(tail -n 1 "$res/times.tsv" | cut -f2) s)"
         else
-            say "$b: $d: runtests did not run (exit $rc): $(tail -n 1 "$res/$d.log")"
+            say "$b: $d: runtests did not run (exit $rc): $(tail -n 1 "$res/$f.log")"
         fi
     done
 }
@@ -227,7 +235,9 @@ parse_args() {
 
     if [ -z "$dirs" ]; then
         if [ $subset -eq 1 ]; then
-            dirs=$(grep -v '^\s*#' "$SUBSET_FILE" | awk 'NF {split($1, p, "/"); print p[1]}' | awk '!seen[$0]++' | paste -sd,)
+            [ -f "$SUBSET_FILE" ] || die "no $SUBSET_FILE"
+            dirs=$(subset_lines | awk '{ n = split($1, p, "/"); dir = p[1]; for (i = 2; i < n; i++) dir = dir "/" p[i];
+                                         if (!seen[dir]++) print dir }' | paste -sd,)
         else
             dirs=$FULL_DIRS
         fi
