@@ -58,6 +58,32 @@ def parse_junit(path):
     return out
 
 
+NO_ERRORS = re.compile(r"^\s*No [Ee]rrors\s*$")
+CRASH = re.compile(r"BAD TERMINATION|Assertion failed|[Ss]egmentation fault|signal \d+|Aborted|"
+                   r"core dumped|Fatal error in|EXIT CODE: (?!0)")
+
+
+def failure_kind(status, output):
+    """What a failed test's output says went wrong, in a few words."""
+    if status == "missing":
+        return "not run"
+    if status != "fail":
+        return ""
+    text = "\n".join(output)
+    if "Failed to build" in text:
+        return "build failure"
+    if "TIMED OUT" in text or "timed out" in text or "Timeout" in text and "uptime:" in text:
+        return "timeout (hang)"
+    rest = [l for l in output if l.strip() and not l.startswith("vaced: ")]
+    if len(rest) < len([l for l in output if l.strip()]) and rest and all(NO_ERRORS.match(l) for l in rest):
+        return "extra output (vaced lines only)"
+    if CRASH.search(text):
+        return "crash or abort"
+    if not any(NO_ERRORS.match(l) for l in output):
+        return "no 'No Errors' (wrong result or error exit)"
+    return "unexpected output"
+
+
 def read_times(path):
     times = {}
     if os.path.exists(path):
@@ -128,8 +154,10 @@ def main():
             verdict = "vaced-only"
         else:
             verdict = "both-fail"
+        kind = {b: failure_kind(st[b], results[b][tid][3] if tid in results[b] else []) for b in BUILDS}
         rows.append(dict(id=tid, dir=d, vanilla=st["vanilla"], vaced=st["vaced"], verdict=verdict,
-                         vanilla_s=sec["vanilla"], vaced_s=sec["vaced"]))
+                         vanilla_s=sec["vanilla"], vaced_s=sec["vaced"],
+                         vanilla_kind=kind["vanilla"], vaced_kind=kind["vaced"]))
 
     notes = read_diagnoses(args.diagnoses)
     per_dir = []
@@ -173,26 +201,40 @@ def main():
         for b in BUILDS:
             if p[f"rc_{b}"] is None:
                 print(f"note: {p['dir']} was not run on {b}")
-    print(f"regressions (pass on vanilla, not on vaced): {len(regressions)}")
+    kinds = {}
     for x in regressions:
+        kinds[x["vaced_kind"]] = kinds.get(x["vaced_kind"], 0) + 1
+    kinds_text = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items(), key=lambda kv: -kv[1]))
+    print(f"regressions (pass on vanilla, not on vaced): {len(regressions)}" +
+          (f" ({kinds_text})" if kinds else ""))
+    unrun = {p["dir"] for p in per_dir if p["rc_vaced"] is None}
+    for d in sorted(unrun):
+        n = sum(x["dir"] == d for x in regressions)
+        if n:
+            print(f"  REGRESSION all {n} tests of {d} that pass on vanilla: vaced did not run {d}")
+    for x in regressions:
+        if x["dir"] in unrun:
+            continue
         note = notes.get(x["id"])
-        print(f"  REGRESSION {x['id']}: vaced {x['vaced']}" + (f" ({note})" if note else ""))
+        print(f"  REGRESSION {x['id']}: vaced {x['vaced_kind']}" + (f"; {note}" if note else ""))
         out = results["vaced"].get(x["id"], (None, None, None, []))[3]
         for line in out[:4]:
             print(f"      | {line[:200]}")
     print(f"pass on vaced only (fail on vanilla): {len(vaced_only)}")
     for x in vaced_only:
         print(f"  vaced-only {x['id']}: vanilla {x['vanilla']}")
-    print(f"fail on both: {len(both_fail)}" + (": " + ", ".join(x["id"] for x in both_fail) if both_fail else ""))
+    print(f"fail on both: {len(both_fail)}" + (": " + ", ".join(x["id"] for x in both_fail[:8]) if both_fail else "") +
+          (f", ... (all in {os.path.basename(args.out)}.md)" if len(both_fail) > 8 else ""))
 
     # CSV, one row per test
     os.makedirs(os.path.dirname(os.path.abspath(args.out)), exist_ok=True)
     with open(args.out + ".csv", "w", newline="") as f:
         wr = csv.writer(f)
-        wr.writerow(["directory", "test", "vanilla", "vaced", "verdict", "vanilla_s", "vaced_s"])
+        wr.writerow(["directory", "test", "vanilla", "vaced", "verdict", "vanilla_s", "vaced_s",
+                     "vanilla_failure", "vaced_failure"])
         for x in rows:
             wr.writerow([x["dir"], x["id"], x["vanilla"], x["vaced"], x["verdict"],
-                         fmt_s(x["vanilla_s"]), fmt_s(x["vaced_s"])])
+                         fmt_s(x["vanilla_s"]), fmt_s(x["vaced_s"]), x["vanilla_kind"], x["vaced_kind"]])
 
     # Markdown summary
     with open(args.out + ".md", "w") as f:
@@ -219,9 +261,18 @@ def main():
         f.write(f"## Regressions ({len(regressions)}): pass on vanilla, fail on vaced\n\n")
         if not regressions:
             f.write("None.\n")
+        else:
+            f.write(f"By what the output shows: {kinds_text}. *extra output (vaced lines only)*: the test "
+                    "printed `No Errors` and nothing else but lines starting with `vaced: `.\n\n")
+        for d in sorted(unrun):
+            n = sum(x["dir"] == d for x in regressions)
+            if n:
+                f.write(f"- all {n} tests of `{d}` that pass on vanilla: vaced did not run `{d}`\n")
         for x in regressions:
-            note = notes.get(x["id"], "not yet diagnosed")
-            f.write(f"- `{x['id']}` (vaced: {x['vaced']}): {note}\n")
+            if x["dir"] in unrun:
+                continue
+            note = notes.get(x["id"])
+            f.write(f"- `{x['id']}`: {x['vaced_kind']}" + (f"; {note}" if note else "") + "\n")
         f.write(f"\n## Pass on vaced only ({len(vaced_only)})\n\n")
         if not vaced_only:
             f.write("None.\n")
@@ -233,7 +284,8 @@ def main():
             f.write("None.\n")
         for x in both_fail:
             note = notes.get(x["id"])
-            f.write(f"- `{x['id']}`" + (f": {note}" if note else "") + "\n")
+            f.write(f"- `{x['id']}`: vanilla {x['vanilla_kind']}, vaced {x['vaced_kind']}" +
+                    (f"; {note}" if note else "") + "\n")
         not_run = [(p["dir"], b) for p in per_dir for b in BUILDS if p[f"rc_{b}"] is None]
         if not_run:
             f.write("\n## Not run\n\n")

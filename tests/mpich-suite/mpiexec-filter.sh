@@ -6,6 +6,8 @@
 #
 #   vaced: prediction 0.000437169 s on target paper-1024 (4 ranks; slowest rank 0: ...)
 #
+# (with, for a prediction the model marks approximate, the suffix
+# " APPROXIMATE: not modelled: ...").
 # runtests judges a test by its output ("No Errors" and nothing else), so
 # that line alone would fail every test of the patched build.  Only lines of
 # exactly that form are dropped: any other vaced output (per-rank lines,
@@ -22,7 +24,7 @@ fi
 
 "$MPICH_SUITE_MPIEXEC" "$@" 2>&1 |
     awk -v dropped="${MPICH_SUITE_DROPPED:-/dev/null}" '
-        /^vaced: prediction [0-9.]+ s on target .* \([0-9]+ ranks; slowest rank [0-9]+: .*\)$/ {
+        /^vaced: prediction [0-9.]+ s on target .* \([0-9]+ ranks; slowest rank [0-9]+: [^)]*\)( APPROXIMATE: not modelled: .*)?$/ {
             print >>dropped; fflush(dropped); next
         }
         { print; fflush() }'

@@ -18,6 +18,8 @@
 #                    full set, results/mpich-suite-subset for --subset, build/mpich-suite/last
 #                    for --dirs)
 #   --jobs N         parallel make when building the test programs (default: nproc)
+#   --reuse-vanilla  keep the vanilla results of the last run if it had the same settings
+#                    and the same vanilla install (vanilla does not change when vaced does)
 #   -h, --help       this text
 #
 # Needs ./build.sh to have made both installs; it does not run build.sh.
@@ -46,6 +48,8 @@ TARBALL_DIR=mpich-4.0.2/test/mpi
 # and the language bindings f77, f90, f08, cxx (configured; run them with --dirs).
 SUBSET_FILE=$HERE/subset.txt
 FULL_DIRS=pt2pt,coll,comm,datatype,group,init,topo,errhan,attr,info,rma,spawn,mpi_t,part,threads,errors,impls
+
+CONFIGURE_OPTS=(--disable-romio --disable-ft-tests --disable-perftest --enable-threads=multiple)
 
 say() { printf '[mpich-suite] %s\n' "$*"; }
 die() { printf '[mpich-suite] error: %s\n' "$*" >&2; exit 2; }
@@ -76,8 +80,7 @@ install_stamp() {
 # against the old one is run.
 configure_tree() {
     local b=$1 prefix=$ROOT/install/$1 obj=$WORK/$1
-    local args=(--with-mpi="$prefix" --disable-romio --disable-ft-tests --disable-perftest
-                --enable-threads=multiple)
+    local args=(--with-mpi="$prefix" "${CONFIGURE_OPTS[@]}")
     local want
     want="$(install_stamp "$b") ${args[*]}"
     if [ -f "$obj/config.status" ] && [ "$(cat "$obj/.suite-stamp" 2>/dev/null)" = "$want" ]; then
@@ -208,9 +211,11 @@ parse_args() {
     target=paper-1024
     out=""
     jobs=$(nproc)
+    reuse_vanilla=0
     while [ $# -gt 0 ]; do
         case $1 in
             --subset) subset=1 ;;
+            --reuse-vanilla) reuse_vanilla=1 ;;
             --dirs) [ $# -ge 2 ] || die "--dirs needs a list"; dirs=$2; shift ;;
             --dirs=*) dirs=${1#*=} ;;
             --timeout) [ $# -ge 2 ] || die "--timeout needs seconds"; timeout=$2; shift ;;
@@ -266,6 +271,14 @@ parse_args() {
     done
 }
 
+# What a build's results depend on, for --reuse-vanilla.
+run_key() {
+    local lists=all
+    [ $subset -eq 1 ] && lists="subset $(sha256sum <"$SUBSET_FILE" | cut -c1-16)"
+    echo "install $(install_stamp "$1"); configure ${CONFIGURE_OPTS[*]}; dirs $dirs; lists $lists;" \
+         "timeout $timeout; maxnp ${maxnp:-none}"
+}
+
 main() {
     parse_args "$@"
     mkdir -p "$WORK"
@@ -275,12 +288,22 @@ main() {
     start=$(date +%s)
     stamps="$(install_stamp vanilla) $(install_stamp vaced)"
     extract_sources
-    rm -rf "$WORK/results"
+    local reused="" todo=()
     for b in vanilla vaced; do
+        if [ "$b" = vanilla ] && [ $reuse_vanilla -eq 1 ] &&
+           [ "$(head -n 1 "$WORK/results/$b/run-key" 2>/dev/null)" = "$(run_key "$b")" ]; then
+            reused="vanilla results reused from the run of $(sed -n 2p "$WORK/results/$b/run-key") (--reuse-vanilla)"
+            say "$reused"
+            continue
+        fi
+        [ "$b" = vanilla ] && [ $reuse_vanilla -eq 1 ] && say "vanilla: no earlier results with the same settings: running it"
+        rm -rf "${WORK:?}/results/$b"
         configure_tree "$b"
+        todo+=("$b")
     done
-    for b in vanilla vaced; do
+    for b in "${todo[@]}"; do
         run_build "$b"
+        { run_key "$b"; date -u '+%Y-%m-%d %H:%M UTC'; } >"$WORK/results/$b/run-key"
     done
     elapsed=$(( $(date +%s) - start ))
     if [ "$(install_stamp vanilla) $(install_stamp vaced)" != "$stamps" ]; then
@@ -295,11 +318,11 @@ main() {
     python3 "$HERE/compare.py" --results "$WORK/results" --dirs "$(IFS=,; echo "${DIRS[*]}")" --out "$out" \
         --diagnoses "$HERE/diagnoses.txt" \
         --settings "run: $mode, $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?'), $(nproc) cores" \
-        --settings "MPICH 4.0.2 test/mpi, configured with --disable-romio --disable-ft-tests --disable-perftest --enable-threads=multiple; lists testlist, testlist.dtp, testlist.cvar as in MPICH's make testing; xfail tests not run" \
+        --settings "MPICH 4.0.2 test/mpi, configured with ${CONFIGURE_OPTS[*]}; lists testlist, testlist.dtp, testlist.cvar as in MPICH's make testing; xfail tests not run" \
         --settings "per-test timeout ${timeout} s unless the testlist sets one; process counts: ${maxnp:+at most $maxnp, else }the testlists'" \
         --settings "vaced run with VACED_TARGET=$target VACED_QUIET=${VACED_QUIET:-1}; both builds through mpiexec-filter.sh" \
         --settings "total time including configure and builds: ${elapsed} s" \
-        ${changed:+--settings "$changed"}
+        ${reused:+--settings "$reused"} ${changed:+--settings "$changed"}
     rc=$?
     set -e
     if [ -n "$changed" ] && [ $rc -eq 0 ]; then
