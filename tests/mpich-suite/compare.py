@@ -207,6 +207,10 @@ def main():
     kinds_text = ", ".join(f"{n} {k}" for k, n in sorted(kinds.items(), key=lambda kv: -kv[1]))
     print(f"regressions (pass on vanilla, not on vaced): {len(regressions)}" +
           (f" ({kinds_text})" if kinds else ""))
+    only_lines = sum(x["vaced_kind"] == "extra output (vaced lines only)" for x in regressions)
+    if only_lines:
+        print(f"  of which {only_lines} fail only by vaced's own output lines (the test printed No Errors);"
+              f" {len(regressions) - only_lines} fail otherwise")
     unrun = {p["dir"] for p in per_dir if p["rc_vaced"] is None}
     for d in sorted(unrun):
         n = sum(x["dir"] == d for x in regressions)
@@ -263,7 +267,8 @@ def main():
             f.write("None.\n")
         else:
             f.write(f"By what the output shows: {kinds_text}. *extra output (vaced lines only)*: the test "
-                    "printed `No Errors` and nothing else but lines starting with `vaced: `.\n\n")
+                    "printed `No Errors` and nothing else but lines starting with `vaced: `, which runtests "
+                    f"counts as a failure. Regressions other than those: **{len(regressions) - only_lines}**.\n\n")
         for d in sorted(unrun):
             n = sum(x["dir"] == d for x in regressions)
             if n:
