@@ -19,10 +19,31 @@
 #     netns_exec 0 install/vaced/bin/mpiexec -f "$tmp/hosts" \
 #         -launcher ssh -launcher-exec vaced/tools/netns-launcher -iface "$NETNS_IFACE" -n 12 ./prog
 #
+# Several switches joined by a router (netns_setup_segments): segment K
+# is a bridge of its own (${NETNS_PREFIX}br for K = 0, ${NETNS_PREFIX}brK
+# after) with its own /24 (the third octet of $NETNS_SUBNET plus K), and
+# one more namespace, the router ${NETNS_PREFIX}r, has an interface vnetK
+# on every segment's bridge at address .254 of its /24 and forwards IP
+# between them (net.ipv4.ip_forward = 1). Every host's default route goes
+# through the router's address on its segment. Hosts are numbered across
+# the segments in order, and host I keeps the address .(I+1):
+#
+#     netns_setup_segments "2 1" 500mbit  # hosts 0, 1 on segment 0
+#                                         # (10.218.77.1, .2), host 2 on
+#                                         # segment 1 (10.218.78.3)
+#
+# A packet between hosts of one segment crosses the bridge; between
+# segments it is also forwarded by the router, one IP hop more (its TTL
+# drops by one, `ip route get` in a host shows "via" the router). The
+# router's interfaces are not shaped.
+#
 # Functions:
 #   netns_setup N [RATE]   take the lock, remove leftovers, create hosts
 #                          0..N-1, install the cleanup trap; RATE (tc units,
 #                          e.g. 500mbit, 1gbit) shapes every host's link
+#   netns_setup_segments "N0 N1 ..." [RATE]
+#                          the same with N0 hosts on segment 0, N1 on
+#                          segment 1, ..., and the router (if 2 or more)
 #   netns_shape I RATE     (re)shape host I's link in both directions
 #   netns_exec I CMD...    run CMD in host I's namespace
 #   netns_addr I           host I's IP address
@@ -34,15 +55,16 @@
 #   VACED_NETNS_PREFIX  names' prefix, default vaced-h (at most 8 characters,
 #                       so that interface names stay within 15)
 #   VACED_NETNS_SUBNET  first three octets of the hosts' /24, default 10.218.77
+#                       (segment K: the third octet plus K)
 #   VACED_NETNS_BURST   tbf burst in bytes, default 1600 (see netns_shape)
 #   VACED_NETNS_QLAT    tbf latency (queue bound), default 50ms
 #
 # Cleanup always runs: netns_setup installs a trap on EXIT, INT and TERM (a
 # caller that needs its own EXIT trap registers it with netns_on_cleanup).
 # It also removes leftovers of earlier runs that crashed or were killed with
-# SIGKILL: every namespace ${NETNS_PREFIX}<digits> (after killing, by pid,
-# the processes still inside it), every ${NETNS_PREFIX}*-br link and the
-# bridge. Two runs on one machine would destroy each other's hosts, so
+# SIGKILL: every namespace ${NETNS_PREFIX}<digits> and the router
+# ${NETNS_PREFIX}r (after killing, by pid, the processes still inside
+# them), every ${NETNS_PREFIX}*-br link and the bridges. Two runs on one machine would destroy each other's hosts, so
 # netns_setup first becomes the owner of the prefix: it writes its pid ($$)
 # and that process's start time into /run/lock/${NETNS_PREFIX}netns.pid
 # (under flock, so two setups cannot both take it), waiting up to 10
@@ -60,6 +82,7 @@ NETNS_IFACE=vnet0
 NETNS_BRIDGE=${NETNS_PREFIX}br
 NETNS_HOSTS=()           # namespace names, index = host number
 NETNS_ADDRS=()           # their addresses
+NETNS_ROUTER=${NETNS_PREFIX}r   # the router namespace (netns_setup_segments)
 NETNS_HOOKS=()           # netns_on_cleanup commands
 NETNS_LOCK=/run/lock/${NETNS_PREFIX}netns.lock
 NETNS_OWNER=/run/lock/${NETNS_PREFIX}netns.pid
@@ -84,7 +107,7 @@ netns__need() {
 
 # The namespaces of our prefix that exist now (also those of crashed runs).
 netns__ours() {
-    ip netns list 2>/dev/null | awk '{print $1}' | grep -E "^${NETNS_PREFIX}[0-9]+\$" || true
+    ip netns list 2>/dev/null | awk '{print $1}' | grep -E "^${NETNS_PREFIX}([0-9]+|r)\$" || true
 }
 
 netns_cleanup() {
@@ -113,12 +136,13 @@ netns__remove_all() {
     # veth ends left in the root namespace (deleting a namespace deletes its
     # pair, but a run killed half-way may have left one unmoved)
     for link in $(ip -o link show 2>/dev/null | awk -F': ' '{print $2}' | sed 's/@.*//' |
-                  grep -E "^${NETNS_PREFIX}[0-9]+-(br|ns)\$" || true); do
+                  grep -E "^${NETNS_PREFIX}r?[0-9]+-(br|ns)\$" || true); do
         ip link delete "$link" 2>/dev/null || true
     done
-    if ip link show "$NETNS_BRIDGE" >/dev/null 2>&1; then
-        ip link delete "$NETNS_BRIDGE" type bridge 2>/dev/null || netns__log "could not delete bridge $NETNS_BRIDGE"
-    fi
+    for link in $(ip -o link show type bridge 2>/dev/null | awk -F': ' '{print $2}' | sed 's/@.*//' |
+                  grep -E "^${NETNS_BRIDGE}[0-9]*\$" || true); do
+        ip link delete "$link" type bridge 2>/dev/null || netns__log "could not delete bridge $link"
+    done
     NETNS_HOSTS=()
     NETNS_ADDRS=()
 }
@@ -179,7 +203,27 @@ netns__release() {
     exec {fd}>&-
 }
 
-netns_addr() { echo "${NETNS_SUBNET}.$(($1 + 1))"; }
+# Host I's address: .(I+1) of its segment's /24 (segment 0 unless
+# netns_setup_segments put it on another).
+netns_addr() {
+    if [ -n "${NETNS_ADDRS[$1]:-}" ]; then
+        echo "${NETNS_ADDRS[$1]}"
+    else
+        echo "${NETNS_SUBNET}.$(($1 + 1))"
+    fi
+}
+
+# The first three octets of segment K's /24.
+netns__subnet() {
+    local third=${NETNS_SUBNET##*.}
+    if [ $((third + $1)) -gt 255 ]; then
+        netns__log "segment $1: ${NETNS_SUBNET%.*}.$((third + $1)) is not an address"
+        return 1
+    fi
+    echo "${NETNS_SUBNET%.*}.$((third + $1))"
+}
+
+netns__bridge() { if [ "$1" -eq 0 ]; then echo "$NETNS_BRIDGE"; else echo "$NETNS_BRIDGE$1"; fi; }
 
 # netns_shape I RATE: a token-bucket filter of RATE on both directions of
 # host I's link: egress of vnet0 inside the namespace (host -> switch) and
@@ -201,10 +245,21 @@ netns_shape() {
 }
 
 netns_setup() {
-    local n=$1 rate=${2:-} i ns addr
+    netns_setup_segments "$1" "${2:-}"
+}
+
+netns_setup_segments() {
+    local segs=($1) rate=${2:-} n=0 i j k ns addr subnet br port ports=()
     netns__need || return 1
-    if [ "$n" -lt 1 ] || [ "$n" -gt 250 ]; then
-        netns__log "netns_setup: between 1 and 250 hosts, not '$n'"
+    for k in "${segs[@]}"; do
+        if ! [[ $k =~ ^[0-9]+$ ]] || [ "$k" -lt 1 ]; then
+            netns__log "netns_setup: every segment needs at least 1 host, not '$k'"
+            return 1
+        fi
+        n=$((n + k))
+    done
+    if [ "${#segs[@]}" -lt 1 ] || [ "$n" -gt 250 ] || [ "${#segs[@]}" -gt 16 ]; then
+        netns__log "netns_setup: between 1 and 250 hosts on 1 to 16 segments, not '$1'"
         return 1
     fi
     netns__acquire || return 1
@@ -212,29 +267,54 @@ netns_setup() {
     trap 'exit 130' INT
     trap 'exit 143' TERM
     netns__remove_all                   # leftovers of crashed runs
-    ip link add "$NETNS_BRIDGE" type bridge
-    ip link set "$NETNS_BRIDGE" up
-    for ((i = 0; i < n; i++)); do
-        ns=${NETNS_PREFIX}$i
-        addr=$(netns_addr "$i")
-        ip netns add "$ns"
-        ip link add "${ns}-br" type veth peer name "${ns}-ns"
-        ip link set "${ns}-ns" netns "$ns"
-        ip -n "$ns" link set "${ns}-ns" name "$NETNS_IFACE"
-        ip -n "$ns" addr add "$addr/24" dev "$NETNS_IFACE"
-        ip -n "$ns" link set lo up
-        ip -n "$ns" link set "$NETNS_IFACE" up
-        ip link set "${ns}-br" master "$NETNS_BRIDGE"
-        ip link set "${ns}-br" up
-        NETNS_HOSTS+=("$ns")
-        NETNS_ADDRS+=("$addr")
-        if [ -n "$rate" ]; then
-            netns_shape "$i" "$rate"
+    if [ "${#segs[@]}" -gt 1 ]; then
+        ip netns add "$NETNS_ROUTER"
+        ip -n "$NETNS_ROUTER" link set lo up
+        ip netns exec "$NETNS_ROUTER" sysctl -qw net.ipv4.ip_forward=1
+    fi
+    i=0
+    for ((k = 0; k < ${#segs[@]}; k++)); do
+        subnet=$(netns__subnet "$k") || return 1
+        br=$(netns__bridge "$k")
+        ip link add "$br" type bridge
+        ip link set "$br" up
+        if [ "${#segs[@]}" -gt 1 ]; then
+            port=${NETNS_ROUTER}$k-br
+            ip link add "$port" type veth peer name "${NETNS_ROUTER}$k-ns"
+            ip link set "${NETNS_ROUTER}$k-ns" netns "$NETNS_ROUTER"
+            ip -n "$NETNS_ROUTER" link set "${NETNS_ROUTER}$k-ns" name "vnet$k"
+            ip -n "$NETNS_ROUTER" addr add "$subnet.254/24" dev "vnet$k"
+            ip -n "$NETNS_ROUTER" link set "vnet$k" up
+            ip link set "$port" master "$br"
+            ip link set "$port" up
+            ports+=("$port")
         fi
+        for ((j = 0; j < ${segs[$k]}; j++, i++)); do
+            ns=${NETNS_PREFIX}$i
+            addr=$subnet.$((i + 1))
+            ip netns add "$ns"
+            ip link add "${ns}-br" type veth peer name "${ns}-ns"
+            ip link set "${ns}-ns" netns "$ns"
+            ip -n "$ns" link set "${ns}-ns" name "$NETNS_IFACE"
+            ip -n "$ns" addr add "$addr/24" dev "$NETNS_IFACE"
+            ip -n "$ns" link set lo up
+            ip -n "$ns" link set "$NETNS_IFACE" up
+            if [ "${#segs[@]}" -gt 1 ]; then
+                ip -n "$ns" route add default via "$subnet.254" dev "$NETNS_IFACE"
+            fi
+            ip link set "${ns}-br" master "$br"
+            ip link set "${ns}-br" up
+            NETNS_HOSTS+=("$ns")
+            NETNS_ADDRS+=("$addr")
+            ports+=("${ns}-br")
+            if [ -n "$rate" ]; then
+                netns_shape "$i" "$rate"
+            fi
+        done
     done
     # wait until every bridge port forwards (no STP: at once) and carries
-    for ((i = 0; i < n; i++)); do
-        local port=${NETNS_PREFIX}$i-br tries=0
+    for port in "${ports[@]}"; do
+        local tries=0
         until [ "$(cat "/sys/class/net/$port/brport/state" 2>/dev/null)" = 3 ] &&
               [ "$(cat "/sys/class/net/$port/operstate" 2>/dev/null)" = up ]; do
             tries=$((tries + 1))

@@ -1,34 +1,44 @@
 /* vaced-calib-bench: the measurements behind vaced/tools/vaced-calibrate.
- * Two ranks; build with the UNPATCHED MPICH (install/vanilla/bin/mpicc),
- * whose MPI_Wtime is the host's clock.
+ * Two or more ranks; build with the UNPATCHED MPICH
+ * (install/vanilla/bin/mpicc), whose MPI_Wtime is the host's clock.
  *
- *   mpiexec -n 2 vaced-calib-bench [-t SECONDS] [-b BATCHES] pingpong|stream SIZE...
+ *   mpiexec -n P vaced-calib-bench [-t SECONDS] [-b BATCHES] pingpong|stream SIZE...
  *
- * pingpong: rank 0 sends SIZE bytes (0 allowed) to rank 1 with MPI_Send,
- *   rank 1 returns them (MPI_Recv, MPI_Send), rank 0 receives them; half a
+ * Rank 0 measures against each peer rank p = 1 .. P-1 in turn (with
+ * P = 2: rank 1 only). vaced-calibrate places the peers on hosts at
+ * different hop distances from rank 0's host, so that one run measures
+ * every distance under the same conditions. A rank that is not part of
+ * the current pair waits in a blocking MPI call (ch3:sock waits in poll,
+ * it does not spin).
+ * pingpong: rank 0 sends SIZE bytes (0 allowed) to rank p with MPI_Send,
+ *   rank p returns them (MPI_Recv, MPI_Send), rank 0 receives them; half a
  *   round trip is the one-way time.
  * stream: rank 0 sends a window of W messages of SIZE bytes back to back
- *   (MPI_Isend, then MPI_Waitall), rank 1 receives them (W MPI_Irecv into
+ *   (MPI_Isend, then MPI_Waitall), rank p receives them (W MPI_Irecv into
  *   W distinct buffers, MPI_Waitall) and answers with a 0-byte message once
  *   the window is in; W = 64, or fewer so that W * SIZE <= 16 MiB (at
  *   least 1). The bandwidth is payload bytes per second.
  *
- * First, for each size: two warm-up repetitions, then the repetition
- * count of a batch is chosen so that a batch lasts about SECONDS (default
- * 0.05 s; 1 to 100000 repetitions). Then BATCHES rounds (default 7), each
- * timing one batch of every size in turn after one warm-up repetition:
- * interleaving the sizes spreads each size's batches over the whole run,
- * so a burst of load from elsewhere slows a batch of every size rather
- * than all batches of one. Each timed batch follows a warm-up of a tenth
+ * A "unit" is one size with one peer. First, for each unit: two warm-up
+ * repetitions, then the repetition count of a batch is chosen so that a
+ * batch lasts about SECONDS (default 0.05 s; 1 to 100000 repetitions).
+ * Then BATCHES rounds (default 7), each timing one batch of every unit in
+ * turn (sizes in the order given, for each size every peer):
+ * interleaving spreads each unit's batches over the whole run, so a burst
+ * of load from elsewhere slows a batch of every size and every peer
+ * rather than all batches of one. Each timed batch follows a warm-up of a tenth
  * of its repetitions (at least one), so that it does not inherit the state
  * the previous size left (TCP's acknowledgement mode after a bulk
- * transfer, a token bucket drained by it). One line per size, in the
- * order given:
- *   pingpong size=S iters=N batches=B min_s=.. median_s=.. max_s=..
- *   stream size=S window=W iters=N batches=B max_Bps=.. median_Bps=.. min_Bps=..
- * with the fastest, median and slowest batch (one-way time of a batch: its
- * mean over its round trips). Buffers are touched before timing. Exit
- * status 2 on a usage error. */
+ * transfer, a token bucket drained by it). One line per unit, sizes in
+ * the order given, for each size the peers in rank order:
+ *   pingpong size=S peer=P iters=N batches=B min_s=.. p10_s=.. median_s=..
+ *            mean_s=.. bmin_s=.. bmedian_s=.. bmax_s=..
+ *   stream size=S peer=P window=W iters=N batches=B max_Bps=.. median_Bps=.. min_Bps=..
+ * pingpong: min, 10th percentile, median and mean of all the individual
+ * one-way times (half round trips), and the fastest, median and slowest
+ * batch (one-way time of a batch: its mean over its round trips); stream:
+ * the fastest, median and slowest batch. Buffers are touched before
+ * timing. Exit status 2 on a usage error. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -52,18 +62,21 @@ static void usage(const char *prog)
 {
     if (rank == 0)
         fprintf(stderr, "usage: %s [-t SECONDS] [-b BATCHES] pingpong|stream SIZE...\n"
-                "  (exactly 2 ranks; SIZE in bytes)\n", prog);
+                "  (2 or more ranks: rank 0 against each other rank; SIZE in bytes)\n", prog);
     MPI_Abort(MPI_COMM_WORLD, 2);
 }
 
-/* n round trips; rank 0 stores the one-way time of each in rec (if not NULL) */
-static void roundtrips(char *buf, int size, long n, double *rec)
+/* n round trips between rank 0 and rank peer (other ranks do nothing);
+ * rank 0 stores the one-way time of each in rec (if not NULL) */
+static void roundtrips(char *buf, int size, long n, double *rec, int peer)
 {
+    if (rank != 0 && rank != peer)
+        return;
     for (long i = 0; i < n; i++) {
         double t0 = rec ? MPI_Wtime() : 0;
         if (rank == 0) {
-            MPI_Send(buf, size, MPI_BYTE, 1, TAG, MPI_COMM_WORLD);
-            MPI_Recv(buf, size, MPI_BYTE, 1, TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Send(buf, size, MPI_BYTE, peer, TAG, MPI_COMM_WORLD);
+            MPI_Recv(buf, size, MPI_BYTE, peer, TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         } else {
             MPI_Recv(buf, size, MPI_BYTE, 0, TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
             MPI_Send(buf, size, MPI_BYTE, 0, TAG, MPI_COMM_WORLD);
@@ -73,14 +86,16 @@ static void roundtrips(char *buf, int size, long n, double *rec)
     }
 }
 
-static void windows(char **bufs, int size, int w, long n, MPI_Request *req)
+static void windows(char **bufs, int size, int w, long n, MPI_Request *req, int peer)
 {
+    if (rank != 0 && rank != peer)
+        return;
     for (long i = 0; i < n; i++) {
         if (rank == 0) {
             for (int k = 0; k < w; k++)
-                MPI_Isend(bufs[0], size, MPI_BYTE, 1, TAG, MPI_COMM_WORLD, &req[k]);
+                MPI_Isend(bufs[0], size, MPI_BYTE, peer, TAG, MPI_COMM_WORLD, &req[k]);
             MPI_Waitall(w, req, statuses);
-            MPI_Recv(NULL, 0, MPI_BYTE, 1, TAG + 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Recv(NULL, 0, MPI_BYTE, peer, TAG + 1, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         } else {
             for (int k = 0; k < w; k++)
                 MPI_Irecv(bufs[k], size, MPI_BYTE, 0, TAG, MPI_COMM_WORLD, &req[k]);
@@ -121,7 +136,7 @@ int main(int argc, char **argv)
         else
             usage(argv[0]);
     }
-    if (nranks != 2 || a + 1 >= argc || batch_s <= 0 || batches < 1 || batches > MAXBATCH)
+    if (nranks < 2 || a + 1 >= argc || batch_s <= 0 || batches < 1 || batches > MAXBATCH)
         usage(argv[0]);
     int stream = !strcmp(argv[a], "stream");
     if (!stream && strcmp(argv[a], "pingpong"))
@@ -136,10 +151,10 @@ int main(int argc, char **argv)
         if (s > maxsize)
             maxsize = s;
     }
-    int nsizes = argc - a;
+    int nsizes = argc - a, npeers = nranks - 1, nunits = nsizes * npeers;
     int *size = malloc(sizeof(int) * nsizes);
-    long *win = malloc(sizeof(long) * nsizes), *count = malloc(sizeof(long) * nsizes);
-    double *t = malloc(sizeof(double) * nsizes * batches);
+    long *win = malloc(sizeof(long) * nsizes), *count = malloc(sizeof(long) * nunits);
+    double *t = malloc(sizeof(double) * nunits * batches);
     long pool = 1;
     for (int i = 0; i < nsizes; i++) {
         size[i] = (int) atol(argv[a + i]);
@@ -155,76 +170,79 @@ int main(int argc, char **argv)
     char *bufs[STREAM_WINDOW];
     MPI_Request req[STREAM_WINDOW];
 
-    roundtrips(buf, 0, 4, NULL);        /* the connection */
-    for (int i = 0; i < nsizes; i++) {
+    /* unit u = size u / npeers with peer u % npeers + 1 */
+    for (int p = 1; p <= npeers; p++)
+        roundtrips(buf, 0, 4, NULL, p); /* the connections */
+    for (int u = 0; u < nunits; u++) {
+        int i = u / npeers, p = u % npeers + 1;
         double best = 1e30;
+        bufs[0] = rank == 0 ? buf : rbuf;
+        for (int j = 1; j < win[i]; j++)
+            bufs[j] = rbuf + (long) j * size[i];
         for (int k = 0; k < 5; k++) {   /* 2 warm-ups, then the fastest of 3 */
             double t0 = MPI_Wtime();
-            if (stream) {
-                bufs[0] = buf;
-                for (int j = 1; j < win[i]; j++)
-                    bufs[j] = rbuf + (long) j * size[i];
-                if (rank == 1)
-                    bufs[0] = rbuf;
-                windows(bufs, size[i], (int) win[i], 1, req);
-            } else {
-                roundtrips(buf, size[i], 1, NULL);
-            }
+            if (stream)
+                windows(bufs, size[i], (int) win[i], 1, req, p);
+            else
+                roundtrips(buf, size[i], 1, NULL, p);
             double d = MPI_Wtime() - t0;
             if (k >= 2 && d < best)
                 best = d;
         }
-        count[i] = choose_count(best, batch_s);
+        count[u] = choose_count(best, batch_s);
     }
-    double **rt = calloc(nsizes, sizeof(double *));
-    for (int i = 0; i < nsizes && !stream; i++)
-        rt[i] = malloc(sizeof(double) * count[i] * batches);
+    double **rt = calloc(nunits, sizeof(double *));
+    for (int u = 0; u < nunits && !stream; u++)
+        rt[u] = malloc(sizeof(double) * count[u] * batches);
     for (int b = 0; b < batches; b++) {
-        for (int i = 0; i < nsizes; i++) {
-            bufs[0] = rank == 1 ? rbuf : buf;
+        for (int u = 0; u < nunits; u++) {
+            int i = u / npeers, p = u % npeers + 1;
+            bufs[0] = rank == 0 ? buf : rbuf;
             for (int j = 1; j < win[i]; j++)
                 bufs[j] = rbuf + (long) j * size[i];
             /* warm-up: a tenth of the batch, at least one repetition */
-            long warm = count[i] / 10 > 0 ? count[i] / 10 : 1;
+            long warm = count[u] / 10 > 0 ? count[u] / 10 : 1;
             if (stream)
-                windows(bufs, size[i], (int) win[i], warm, req);
+                windows(bufs, size[i], (int) win[i], warm, req, p);
             else
-                roundtrips(buf, size[i], warm, NULL);
+                roundtrips(buf, size[i], warm, NULL, p);
             double t0 = MPI_Wtime();
             if (stream)
-                windows(bufs, size[i], (int) win[i], count[i], req);
+                windows(bufs, size[i], (int) win[i], count[u], req, p);
             else
-                roundtrips(buf, size[i], count[i], rt[i] + (long) b * count[i]);
+                roundtrips(buf, size[i], count[u], rt[u] + (long) b * count[u], p);
             double d = MPI_Wtime() - t0;
-            t[i * batches + b] = stream ? (double) size[i] * win[i] * count[i] / d : d / count[i] / 2;
+            t[u * batches + b] = stream ? (double) size[i] * win[i] * count[u] / d : d / count[u] / 2;
         }
     }
-    for (int i = 0; i < nsizes && rank == 0; i++) {
-        double *ti = t + i * batches;
+    for (int u = 0; u < nunits && rank == 0; u++) {
+        int i = u / npeers, p = u % npeers + 1;
+        double *ti = t + u * batches;
         if (getenv("VACED_CALIB_BATCHES")) {     /* debugging: every batch */
-            printf("# size=%d", size[i]);
+            printf("# size=%d peer=%d", size[i], p);
             for (int b = 0; b < batches; b++)
                 printf(" %.4e", ti[b]);
             printf("\n");
         }
         qsort(ti, batches, sizeof(double), cmp_double);
         if (stream)
-            printf("stream size=%d window=%ld iters=%ld batches=%d max_Bps=%.6e median_Bps=%.6e min_Bps=%.6e\n",
-                   size[i], win[i], count[i], batches, ti[batches - 1], ti[batches / 2], ti[0]);
+            printf("stream size=%d peer=%d window=%ld iters=%ld batches=%d max_Bps=%.6e "
+                   "median_Bps=%.6e min_Bps=%.6e\n", size[i], p, win[i], count[u], batches,
+                   ti[batches - 1], ti[batches / 2], ti[0]);
         else {
-            long n = count[i] * batches;
-            double *r = rt[i], sum = 0;
+            long n = count[u] * batches;
+            double *r = rt[u], sum = 0;
             for (long k = 0; k < n; k++)
                 sum += r[k];
             qsort(r, n, sizeof(double), cmp_double);
-            printf("pingpong size=%d iters=%ld batches=%d min_s=%.9e p10_s=%.9e median_s=%.9e "
-                   "mean_s=%.9e bmin_s=%.9e bmedian_s=%.9e bmax_s=%.9e\n",
-                   size[i], count[i], batches, r[0], r[n / 10], r[n / 2], sum / n,
+            printf("pingpong size=%d peer=%d iters=%ld batches=%d min_s=%.9e p10_s=%.9e "
+                   "median_s=%.9e mean_s=%.9e bmin_s=%.9e bmedian_s=%.9e bmax_s=%.9e\n",
+                   size[i], p, count[u], batches, r[0], r[n / 10], r[n / 2], sum / n,
                    ti[0], ti[batches / 2], ti[batches - 1]);
         }
     }
-    for (int i = 0; i < nsizes; i++)
-        free(rt[i]);
+    for (int u = 0; u < nunits; u++)
+        free(rt[u]);
     free(rt);
     fflush(stdout);
     free(size);
