@@ -1,13 +1,22 @@
 #!/usr/bin/env bash
-# Calibration against a link whose answer is known: 2 host nodes (network
+# Calibration against links whose answer is known: host nodes (network
 # namespaces, tests/netns/lib.sh) whose links a tc token-bucket filter
 # shapes to 500 Mbit/s (62.5 MB/s on the wire). vaced/tools/vaced-calibrate
-# runs its ping-pong and streaming test across them with unpatched MPICH;
-# the fitted Bnet must be within 10% of the emulated rate, the fitted model
-# must reproduce the measured small-message ping-pong within 10%, and the
-# written target must make VACED predict the measured ping-pong.
+# runs its ping-pong and streaming test across them with unpatched MPICH.
+#
+# 1. One hop distance: 2 hosts on one switch. The fitted Bnet must be
+#    within 10% of the emulated rate, the fitted l(1) must reproduce the
+#    measured small-message ping-pong within 10%, lh must be reported and
+#    written as not fitted, and the written target must make VACED predict
+#    the measured ping-pong.
+# 2. Two hop distances: hosts 0 and 1 on one switch, host 2 on a second
+#    switch behind a router namespace (--hierarchy 2 --hops "0 1 2"). The
+#    fitted l0 and lh must reproduce the measured small-message ping-pong
+#    at both distances within 10%, Bnet the emulated rate within 10%, and
+#    VACED on the written target the measured ping-pong at both distances.
+#
 # Needs root. Ends with "N passed, M failed"; exits non-zero if any failed.
-# About 30 s.
+# About 70-80 s (25 s + 45 s of calibration).
 #
 #   tests/netns/test_calibrate.sh [ROOT]
 #
@@ -85,33 +94,79 @@ expect "a hostfile of one host is refused" 1 'needs at least two hosts' \
     "$CAL" --hostfile "$TMP/one-host" --output "$TMP/x.topo"
 expect "--hops 0 is a usage error" 2 'hops must be between' "$CAL" --hops 0 --output "$TMP/x.topo"
 expect "a bad time for --latency-per-hop" 2 'expected a time' "$CAL" --latency-per-hop 3 --output "$TMP/x.topo"
+expect "a --hops list needs --hierarchy's levels" 2 'needs 2 values' \
+    "$CAL" --hops "0 1 2" --output "$TMP/x.topo"
+expect "a --hops list starts with 0" 2 'starts with 0' "$CAL" --hops "1 2 3" --hierarchy 2 --output "$TMP/x.topo"
+expect "a --hops list does not decrease" 2 'non-decreasing' "$CAL" --hops "0 3 2" --hierarchy 2 --output "$TMP/x.topo"
 
-# --- the emulated link -----------------------------------------------------
+# --- emulated hosts ----------------------------------------------------------
 source "$HERE/lib.sh"
 netns_on_cleanup 'rm -rf "$TMP"'
 NETNS_BURST=4600
-netns_setup 2 "${RATE_MBIT}mbit"
-netns_hostfile "$TMP/hosts" 1
-check "tbf shapes both directions of both links" test "$( (netns_exec 0 tc qdisc show dev "$NETNS_IFACE";
-    netns_exec 1 tc qdisc show dev "$NETNS_IFACE"; tc qdisc show dev vaced-h0-br; tc qdisc show dev vaced-h1-br) |
-    grep -c "tbf .*rate ${RATE_MBIT}Mbit")" -eq 4
+MPIEXEC_ARGS="-launcher ssh -launcher-exec $LAUNCHER -iface $NETNS_IFACE"
 
-start=$SECONDS
-st=0
-netns_exec 0 "$CAL" --hostfile "$TMP/hosts" --name netns-500mbit --output "$TMP/netns.topo" \
-    --sizes "$SIZES" --stream-sizes 1048576,4194304 --batch-time 0.02 --batches 21 --stream-batches 3 \
-    --json "$TMP/cal.json" \
-    --mpiexec-args "-launcher ssh -launcher-exec $LAUNCHER -iface $NETNS_IFACE" >"$TMP/cal.out" 2>&1 || st=$?
-sed 's/^/    | /' "$TMP/cal.out"
-echo "     (calibration took $((SECONDS - start)) s)"
-if [ "$st" -ne 0 ] || [ ! -f "$TMP/cal.json" ]; then
-    fail "vaced-calibrate across 2 hosts (status $st)"
-    finish
-fi
-ok "vaced-calibrate across 2 hosts"
+# calibrate NAME ARGS...: vaced-calibrate from host 0 with the test's
+# sizes; writes $TMP/NAME.{topo,json,out}; returns the tool's status
+calibrate() {
+    local name=$1 st=0 start=$SECONDS
+    shift
+    netns_exec 0 "$CAL" --hostfile "$TMP/hosts" --name "$name" --output "$TMP/$name.topo" \
+        --sizes "$SIZES" --stream-sizes 1048576,4194304 --batch-time 0.02 --batches 21 --stream-batches 3 \
+        --json "$TMP/$name.json" --mpiexec-args "$MPIEXEC_ARGS" "$@" >"$TMP/$name.out" 2>&1 || st=$?
+    sed 's/^/    | /' "$TMP/$name.out"
+    echo "     (calibration took $((SECONDS - start)) s)"
+    return "$st"
+}
 
-# every check below is computed from the tool's JSON
-verdicts=$(python3 - "$TMP/cal.json" "$RATE_BPS" "$SMALL_MAX" <<'EOF'
+# verdicts TEXT: its "ok ..." and "FAIL ..." lines count as passed / failed
+verdicts() {
+    local line
+    while IFS= read -r line; do
+        case $line in
+            "ok "*) ok "${line#ok }" ;;
+            "FAIL "*) fail "${line#FAIL }" ;;
+        esac
+    done <<<"$1"
+}
+
+# predict TOPO BYTES MEASURED_S WHAT: VACED's ping-pong between ranks 0
+# and 1 on the written target, run on this host: one way must equal
+# MEASURED_S, unpatched MPICH's p10 across the emulated link, within 10%
+predict() {
+    local topo=$1 s=$2 measured=$3 what=$4 out rt line
+    out=$(VACED_TARGET=$topo VACED_QUIET=all "$ROOT/install/vaced/bin/mpiexec" -n 2 \
+          "$BIN/pingpong" "$s" "$([ "$s" -eq 0 ] && echo 2000 || echo 20)" 2>&1) || true
+    rt=$(grep -oE 'roundtrip_s=[0-9.e+-]+' <<<"$out" | cut -d= -f2)
+    line=$(python3 -c 'import sys
+p, m = float(sys.argv[1]) / 2, float(sys.argv[2])
+e = p / m - 1
+print(("ok" if abs(e) <= 0.10 else "bad") + f" predicted {p * 1e6:.3f} us, measured {m * 1e6:.3f} us, {e * 100:+.1f}%")' \
+        "${rt:-nan}" "${measured:-nan}" 2>/dev/null || echo "bad no value")
+    if [ "${line%% *}" = ok ]; then
+        ok "VACED on the calibrated target: $what = measured within 10% (${line#* })"
+    else
+        fail "VACED on the calibrated target: $what = measured within 10% (${line#* })"
+    fi
+}
+
+# --- one hop distance: 2 hosts on one switch -------------------------------
+one_distance() {
+    local st=0 v s
+    netns_setup 2 "${RATE_MBIT}mbit"
+    netns_hostfile "$TMP/hosts" 1
+    check "tbf shapes both directions of both links" test "$( (netns_exec 0 tc qdisc show dev "$NETNS_IFACE";
+        netns_exec 1 tc qdisc show dev "$NETNS_IFACE"; tc qdisc show dev vaced-h0-br; tc qdisc show dev vaced-h1-br) |
+        grep -c "tbf .*rate ${RATE_MBIT}Mbit")" -eq 4
+
+    calibrate netns-500mbit || st=$?
+    if [ "$st" -ne 0 ] || [ ! -f "$TMP/netns-500mbit.json" ]; then
+        fail "vaced-calibrate across 2 hosts (status $st)"
+        return 0
+    fi
+    ok "vaced-calibrate across 2 hosts"
+
+    # every check below is computed from the tool's JSON
+    v=$(python3 - "$TMP/netns-500mbit.json" "$RATE_BPS" "$SMALL_MAX" <<'PY'
 import json, sys
 d = json.load(open(sys.argv[1]))
 rate, small_max = float(sys.argv[2]), int(sys.argv[3])
@@ -135,44 +190,134 @@ v(len(small) >= 2 and abs(worst["rel_error"]) <= 0.10,
 worst = max(fit["per_size"], key=lambda p: abs(p["rel_error"]))
 v(fit["r2"] >= 0.99 and abs(worst["rel_error"]) <= 0.10,
   f"fit quality: R^2 {fit['r2']:.5f} >= 0.99, every size within 10% (worst {worst['size']} B {worst['rel_error'] * 100:+.1f}%)")
-v(d["lh_s"] == 0 and abs(d["l0_s"] - d["latency_s"]) < 1e-15 and "latency_per_hop = 1 ps" in d["topo"],
-  "one hop distance: lh = 0 (written as 1 ps), l0 = l(1)")
+v(d["lh_s"] == 0 and abs(d["l0_s"] - d["latency_s"]) < 1e-15 and "latency_per_hop = 1 ps" in d["topo"]
+  and d["lh_fitted"] is False and d["lh_status"] == "one-distance",
+  "one hop distance: lh = 0 (written as 1 ps), l0 = l(1), not fitted")
+line = [l for l in d["topo"].splitlines() if l.startswith("latency_per_hop")][0]
+v("# lh NOT FITTED" in d["topo"] and "NOT FITTED" in line,
+  f"the file says lh was not fitted, in its header and on the line '{line}'")
 for p in fit["per_size"]:
     if p["size"] in (0, 1048576):
         print(f"measured {p['size']} {p['measured_s']!r}")
-EOF
+PY
 )
-while IFS= read -r line; do
-    case $line in
-        "ok "*) ok "${line#ok }" ;;
-        "FAIL "*) fail "${line#FAIL }" ;;
-    esac
-done <<<"$verdicts"
+    verdicts "$v"
+    check "the report says lh was not fitted" grep -q "lh: NOT FITTED" "$TMP/netns-500mbit.out"
+    expect "the written target loads (vaced check-target)" 0 'netns-500mbit' \
+        "$ROOT/vaced/tools/vaced" check-target "$TMP/netns-500mbit.topo" -n 2
 
-expect "the written target loads (vaced check-target)" 0 'netns-500mbit' \
-    "$ROOT/vaced/tools/vaced" check-target "$TMP/netns.topo" -n 2
+    # the calibrated target predicts the measured machine: VACED's
+    # ping-pong on the written target (its 2 nodes, 1 core each), run on
+    # this host (the same runs as the fit, so within 10%)
+    for s in 0 1048576; do
+        predict "$TMP/netns-500mbit.topo" "$s" \
+            "$(awk -v s="$s" '$1 == "measured" && $2 == s {print $3}' <<<"$v")" "ping-pong $s B one way"
+    done
+}
 
-# --- the calibrated target predicts the measured machine ---------------------
-# VACED's ping-pong on the written target (its 2 nodes, 1 core each), run
-# on this host: the prediction must match unpatched MPICH's measurement
-# across the emulated link (the same runs as the fit, so within 10%)
-for s in 0 1048576; do
-    measured=$(awk -v s="$s" '$1 == "measured" && $2 == s {print $3}' <<<"$verdicts")
-    out=$(VACED_TARGET=$TMP/netns.topo VACED_QUIET=all "$ROOT/install/vaced/bin/mpiexec" -n 2 \
-          "$BIN/pingpong" "$s" "$([ "$s" -eq 0 ] && echo 2000 || echo 20)" 2>&1) || true
-    rt=$(grep -oE 'roundtrip_s=[0-9.e+-]+' <<<"$out" | cut -d= -f2)
-    line=$(python3 -c 'import sys
-p, m = float(sys.argv[1]) / 2, float(sys.argv[2])
-e = p / m - 1
-print(("ok" if abs(e) <= 0.10 else "bad") + f" predicted {p * 1e6:.3f} us, measured {m * 1e6:.3f} us, {e * 100:+.1f}%")' \
-        "${rt:-nan}" "${measured:-nan}" 2>/dev/null || echo "bad no value")
-    if [ "${line%% *}" = ok ]; then
-        ok "VACED on the calibrated target: ping-pong $s B one way = measured within 10% (${line#* })"
-    else
-        fail "VACED on the calibrated target: ping-pong $s B one way = measured within 10% (${line#* })"
+# --- two hop distances: a second switch behind a router ---------------------
+# Hosts 0 and 1 on one bridge, host 2 on a second bridge joined to the
+# first by a router namespace (netns_setup_segments "2 1"): h0-h1 cross a
+# switch, h0-h2 also an IP forwarding step. The target says so with
+# "hierarchy = 2" (2 nodes per switch) and "hops = 0 1 2". All host links
+# are shaped as above (the router's are not), so both paths have the same
+# bandwidth and differ in latency by the real cost of forwarding (no
+# netem: about 1 us here).
+two_distances() {
+    local st=0 v rx i
+    netns_setup_segments "2 1" "${RATE_MBIT}mbit"
+    netns_hostfile "$TMP/hosts" 1
+    check "routed setup: h0 reaches h2 via the router, h1 directly" \
+        test "$(netns_exec 0 ip route get "$(netns_addr 2)" | grep -c ' via ') $(netns_exec 0 ip route get "$(netns_addr 1)" | grep -c ' via ' || true)" = "1 0"
+    # the TTL of datagrams arriving at h0: 64 from h1, 63 from h2 (one
+    # forwarding step more)
+    netns_exec 0 python3 -c '
+import socket, sys
+s = socket.socket(socket.AF_INET, socket.SOCK_DGRAM)
+s.setsockopt(socket.IPPROTO_IP, getattr(socket, "IP_RECVTTL", 12), 1)  # 12: Linux, not in Python 3.11
+s.bind((sys.argv[1], 47123))
+s.settimeout(10)
+out = {}
+while len(out) < 2:
+    data, anc, _, addr = s.recvmsg(64, 64)
+    out[addr[0]] = [int.from_bytes(c[2][:4], sys.byteorder) for c in anc if c[1] == socket.IP_TTL][0]
+print(" ".join(f"{a}={t}" for a, t in sorted(out.items())))' "$(netns_addr 0)" >"$TMP/ttl" 2>&1 &
+    rx=$!
+    sleep 0.5
+    for i in 1 2; do
+        netns_exec "$i" python3 -c 'import socket, sys
+socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b"x", (sys.argv[1], 47123))' "$(netns_addr 0)" || true
+    done
+    wait "$rx" || true
+    check "IP TTL at h0: 64 from h1, 63 from h2 (got: $(head -c 200 "$TMP/ttl"))" \
+        test "$(cat "$TMP/ttl")" = "$(netns_addr 1)=64 $(netns_addr 2)=63"
+
+    calibrate netns-routed --hierarchy 2 --hops "0 1 2" || st=$?
+    if [ "$st" -ne 0 ] || [ ! -f "$TMP/netns-routed.json" ]; then
+        fail "vaced-calibrate across 2 hop distances (status $st)"
+        return 0
     fi
-done
+    ok "vaced-calibrate across 2 hop distances"
+
+    v=$(python3 - "$TMP/netns-routed.json" "$RATE_BPS" "$SMALL_MAX" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+rate, small_max = float(sys.argv[2]), int(sys.argv[3])
+def v(ok, text):
+    print(("ok" if ok else "FAIL") + " " + text)
+us = lambda x: f"{x * 1e6:.3f} us"
+dist = d["distances"]
+v([(x["hops"], x["hosts"]) for x in dist] == [(1, ["vaced-h0", "vaced-h1"]), (2, ["vaced-h0", "vaced-h2"])],
+  "measured pairs: h0-h1 at 1 hop, h0-h2 at 2 hops (got " +
+  ", ".join(f"{x['hosts'][0]}-{x['hosts'][1]} h={x['hops']}" for x in dist) + ")")
+bnet = d["bnet_Bps"]
+v(abs(bnet / rate - 1) <= 0.10,
+  f"fitted Bnet {bnet / 1e6:.2f} MB/s within 10% of the emulated {rate / 1e6:.1f} MB/s "
+  f"({(bnet / rate - 1) * 100:+.1f}%)")
+l0, lh, se = d["l0_s"], d["lh_s"], d["lh_se_s"]
+v(d["lh_fitted"] is True and d["lh_status"] == "fitted" and l0 > 0 and lh > 0,
+  f"l0 and lh fitted, both positive: l0 = {us(l0)}, lh = {us(lh)}"
+  + (f" +- {us(se)}" if se else "") + f" (status {d['lh_status']})")
+for x in dist:
+    h, q = x["hops"], x["fit"]
+    small = [p for p in q["per_size"] if p["size"] <= small_max]
+    worst = max(small, key=lambda p: abs(p["rel_error"]))
+    v(len(small) >= 2 and abs(worst["rel_error"]) <= 0.10,
+      f"h = {h}: l0 + {h} lh = {us(l0 + h * lh)} reproduces the measured ping-pong at 0-{small_max} B "
+      f"within 10% (worst {worst['size']} B: model {us(worst['model_s'])}, measured "
+      f"{us(worst['measured_s'])}, {worst['rel_error'] * 100:+.1f}%)")
+    worst = max(q["per_size"], key=lambda p: abs(p["rel_error"]))
+    v(q["r2"] >= 0.99 and abs(worst["rel_error"]) <= 0.10,
+      f"h = {h}: fit quality R^2 {q['r2']:.5f} >= 0.99, every size within 10% "
+      f"(worst {worst['size']} B {worst['rel_error'] * 100:+.1f}%)")
+    for p in q["per_size"]:
+        if p["size"] in (0, 1048576):
+            print(f"measured {h} {p['size']} {p['measured_s']!r}")
+t = d["topo"]
+v("\nhierarchy       = 2\n" in t and "\nhops            = 0 1 2\n" in t and "NOT FITTED" not in t,
+  "the file has hierarchy = 2, hops = 0 1 2 and a fitted lh")
+PY
+)
+    verdicts "$v"
+    expect "the written target loads: 1 pair of ranks at 1 hop (vaced check-target -n 3)" 0 \
+        '1 hops +1 pairs' "$ROOT/vaced/tools/vaced" check-target "$TMP/netns-routed.topo" -n 3
+    expect "the written target loads: 2 pairs of ranks at 2 hops (vaced check-target -n 3)" 0 \
+        '2 hops +2 pairs' "$ROOT/vaced/tools/vaced" check-target "$TMP/netns-routed.topo" -n 3
+
+    # VACED's ping-pong between nodes 0 and 1 (1 hop, block mapping) and
+    # between nodes 0 and 2 (2 hops: a mapping file puts rank 1 on node 2)
+    printf '0\n2\n' >"$TMP/far.map"
+    sed "s|^mapping .*|mapping         = file $TMP/far.map|" "$TMP/netns-routed.topo" >"$TMP/netns-routed-far.topo"
+    measured() { awk -v h="$1" -v s="$2" '$1 == "measured" && $2 == h && $3 == s {print $4}' <<<"$v"; }
+    predict "$TMP/netns-routed.topo" 0 "$(measured 1 0)" "ping-pong 0 B one way at 1 hop"
+    predict "$TMP/netns-routed-far.topo" 0 "$(measured 2 0)" "ping-pong 0 B one way at 2 hops"
+    predict "$TMP/netns-routed-far.topo" 1048576 "$(measured 2 1048576)" "ping-pong 1048576 B one way at 2 hops"
+}
+
+one_distance
+two_distances
 
 netns_cleanup
-check "cleanup removes the hosts" test -z "$(ip netns list | grep -E '^vaced-h[0-9]+( |$)' || true)"
+check "cleanup removes the hosts, the router and the bridges" \
+    test -z "$(ip netns list | grep -E '^vaced-h([0-9]+|r)( |$)' || true)$(ip -o link show | grep -E '^[0-9]+: vaced-h' || true)"
 finish
