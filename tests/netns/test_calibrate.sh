@@ -106,13 +106,18 @@ NETNS_BURST=4600
 MPIEXEC_ARGS="-launcher ssh -launcher-exec $LAUNCHER -iface $NETNS_IFACE"
 
 # calibrate NAME ARGS...: vaced-calibrate from host 0 with the test's
-# sizes; writes $TMP/NAME.{topo,json,out}; returns the tool's status
+# sizes; writes $TMP/NAME.{topo,json,out}; returns the tool's status. In
+# the background with wait, so that SIGTERM or SIGINT runs the cleanup
+# trap at once (bash defers a trap until a foreground command ends); the
+# cleanup ends the tool and its ranks, which run inside the namespaces.
 calibrate() {
-    local name=$1 st=0 start=$SECONDS
+    local name=$1 st=0 start=$SECONDS pid
     shift
     netns_exec 0 "$CAL" --hostfile "$TMP/hosts" --name "$name" --output "$TMP/$name.topo" \
         --sizes "$SIZES" --stream-sizes 1048576,4194304 --batch-time 0.02 --batches 21 --stream-batches 3 \
-        --json "$TMP/$name.json" --mpiexec-args "$MPIEXEC_ARGS" "$@" >"$TMP/$name.out" 2>&1 || st=$?
+        --json "$TMP/$name.json" --mpiexec-args "$MPIEXEC_ARGS" "$@" >"$TMP/$name.out" 2>&1 &
+    pid=$!
+    wait "$pid" || st=$?
     sed 's/^/    | /' "$TMP/$name.out"
     echo "     (calibration took $((SECONDS - start)) s)"
     return "$st"
