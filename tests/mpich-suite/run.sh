@@ -18,6 +18,7 @@
 #                    full set, results/mpich-suite-subset for --subset, build/mpich-suite/last
 #                    for --dirs)
 #   --jobs N         parallel make when building the test programs (default: nproc)
+#   --work DIR       work directory (default build/mpich-suite; a new one starts cold)
 #   --reuse-vanilla  keep the vanilla results of the last run if it had the same settings
 #                    and the same vanilla install (vanilla does not change when vaced does)
 #   -h, --help       this text
@@ -216,6 +217,8 @@ parse_args() {
         case $1 in
             --subset) subset=1 ;;
             --reuse-vanilla) reuse_vanilla=1 ;;
+            --work) [ $# -ge 2 ] || die "--work needs a directory"; WORK=$2; shift ;;
+            --work=*) WORK=${1#*=} ;;
             --dirs) [ $# -ge 2 ] || die "--dirs needs a list"; dirs=$2; shift ;;
             --dirs=*) dirs=${1#*=} ;;
             --timeout) [ $# -ge 2 ] || die "--timeout needs seconds"; timeout=$2; shift ;;
@@ -234,6 +237,7 @@ parse_args() {
         esac
         shift
     done
+    case $WORK in /*) ;; *) WORK=$PWD/$WORK ;; esac
     [[ $timeout =~ ^[1-9][0-9]*$ ]] || die "--timeout wants a positive number of seconds, not '$timeout'"
     [[ -z $maxnp || $maxnp =~ ^[1-9][0-9]*$ ]] || die "--maxnp wants a positive number, not '$maxnp'"
     [[ $jobs =~ ^[1-9][0-9]*$ ]] || die "--jobs wants a positive number, not '$jobs'"
