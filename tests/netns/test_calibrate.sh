@@ -16,7 +16,7 @@
 #    VACED on the written target the measured ping-pong at both distances.
 #
 # Needs root. Ends with "N passed, M failed"; exits non-zero if any failed.
-# About 70-80 s (25 s + 45 s of calibration).
+# About 60 s (25 s + 30 s of calibration).
 #
 #   tests/netns/test_calibrate.sh [ROOT]
 #
