@@ -10,7 +10,7 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=$ROOT/build
-TEST_PACKAGES=(libmpich-dev python3 iproute2 util-linux procps)
+TEST_PACKAGES=(libmpich-dev python3 iproute2 util-linux procps perl make xz-utils)
 passed=0
 failed=0
 
@@ -35,7 +35,8 @@ suite() {
     rm -f "$log"
 }
 
-# Debian's mpicc (for the relinking test) and python3 for the MPI driver.
+# Debian's mpicc (for the relinking test) and python3 for the MPI driver;
+# perl, make and xz-utils for MPICH's own test suite (its runtests is perl).
 install_test_packages() {
     local missing=()
     for p in "${TEST_PACKAGES[@]}"; do
@@ -74,6 +75,9 @@ if [ "${1:-all}" != unit ]; then
         # several host nodes as network namespaces (real TCP between them)
         suite "hosts in network namespaces" "$ROOT/tests/netns/test_multihost.sh" "$ROOT"
         suite "calibration on an emulated link" "$ROOT/tests/netns/test_calibrate.sh" "$ROOT"
+        # MPICH's own test/mpi, a CI subset, on install/vanilla and install/vaced
+        # (about 6 minutes cold); fails only what vanilla passes and vaced does not
+        suite "MPICH test suite (subset)" "$ROOT/tests/mpich-suite/run.sh" --subset --out "$BUILD/mpich-suite/subset"
     else
         echo "FAIL: ./build.sh"
         failed=$((failed + 1))
