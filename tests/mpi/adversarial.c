@@ -6,6 +6,17 @@
  *   wildcard   rank 1 computes ~20 ms then sends to 0; rank 2 sleeps, then
  *              sends; rank 0 sleeps until both are on the host, then receives
  *              twice from MPI_ANY_SOURCE: the target sees rank 2's first.
+ *   wildcard-early  the same, but rank 0 receives at once: rank 1's message
+ *              is on the host, rank 2's not yet; the receive must wait for
+ *              rank 2's clock bound (here: its message) before matching.
+ *   probe-early the same with MPI_Probe(MPI_ANY_SOURCE), then MPI_Recv.
+ *   wildcard-blocked  rank 2 first waits for a message from rank 0, which
+ *              rank 0 sends after its wildcard receive: rank 2 reports
+ *              "blocked on you", so rank 0 matches rank 1's message at once,
+ *              exactly; then rank 2 answers and rank 0 receives it.
+ *   wildcard-unprovable  rank 2 first waits for rank 1, which waits for rank
+ *              0: rank 0 cannot prove rank 2 late, takes rank 1's message
+ *              and marks the prediction approximate (no hang).
  *   waitany    the same senders; rank 0 waits with MPI_Waitany on two
  *              receives: rank 2's completes first on the target.
  *   late       rank 1 computes ~20 ms then sends to 0; rank 0 sleeps, so the
@@ -54,6 +65,42 @@ static void sleep_s(double s)
 {
     struct timespec ts = { (time_t) s, (long) ((s - (time_t) s) * 1e9) };
     nanosleep(&ts, NULL);
+}
+
+/* Rank 1 computes then sends to rank 0 (tag 1); rank 2 waits first (on
+ * rank 0, or on rank 1 which waits on rank 0) and sends to rank 0 after. */
+static void chains(int rank, const char *mode)
+{
+    char buf[BYTES] = { 0 };
+    int via_1 = !strcmp(mode, "wildcard-unprovable");
+    MPI_Status st;
+
+    if (rank == 1) {
+        burn_cpu(0.02);
+        double t = MPI_Wtime();
+        MPI_Send(buf, BYTES, MPI_BYTE, 0, 1, MPI_COMM_WORLD);
+        printf("rank=1 t_send=%.9f\n", t);
+        if (via_1) {
+            MPI_Recv(buf, BYTES, MPI_BYTE, 0, 3, MPI_COMM_WORLD, &st);
+            MPI_Send(buf, BYTES, MPI_BYTE, 2, 3, MPI_COMM_WORLD);
+        }
+    } else if (rank == 2) {
+        MPI_Recv(buf, BYTES, MPI_BYTE, via_1 ? 1 : 0, 3, MPI_COMM_WORLD, &st);
+        double t = MPI_Wtime();
+        MPI_Send(buf, BYTES, MPI_BYTE, 0, 1, MPI_COMM_WORLD);
+        printf("rank=2 t_send=%.9f\n", t);
+    } else if (rank == 0) {
+        double t_post = MPI_Wtime();
+        MPI_Recv(buf, BYTES, MPI_BYTE, MPI_ANY_SOURCE, 1, MPI_COMM_WORLD, &st);
+        double t1 = MPI_Wtime();
+        int first = st.MPI_SOURCE;
+        double t_go = MPI_Wtime();
+        MPI_Send(buf, BYTES, MPI_BYTE, via_1 ? 1 : 2, 3, MPI_COMM_WORLD);
+        MPI_Recv(buf, BYTES, MPI_BYTE, MPI_ANY_SOURCE, 1, MPI_COMM_WORLD, &st);
+        printf("rank=0 t_post=%.9f first=%d t_first=%.9f t_go=%.9f second=%d t_second=%.9f\n",
+               t_post, first, t1, t_go, st.MPI_SOURCE, MPI_Wtime());
+    }
+    fflush(stdout);
 }
 
 #define BIG 200000               /* rendezvous on the targets used */
@@ -143,7 +190,12 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 0;
     }
-    int two_senders = !strcmp(mode, "wildcard") || !strcmp(mode, "waitany");
+    if (!strncmp(mode, "wildcard-", 9) && strcmp(mode, "wildcard-early")) {
+        chains(rank, mode);
+        MPI_Finalize();
+        return 0;
+    }
+    int two_senders = !strcmp(mode, "waitany") || strstr(mode, "wildcard") || strstr(mode, "probe");
     if (rank == 1) {
         burn_cpu(0.02);                         /* late on the target, early on the host */
         double t = MPI_Wtime();
@@ -155,9 +207,21 @@ int main(int argc, char **argv)
         MPI_Send(buf, BYTES, MPI_BYTE, 0, 1, MPI_COMM_WORLD);
         printf("rank=2 t_send=%.9f\n", t);
     } else if (rank == 0) {
-        sleep_s(0.6);                           /* every message is on the host by now */
+        if (!strstr(mode, "early"))
+            sleep_s(0.6);                       /* every message is on the host by now */
         double t_post = MPI_Wtime();
-        if (!strcmp(mode, "wildcard")) {
+        if (!strcmp(mode, "probe-early")) {
+            int src[2];
+            double t[2];
+            for (int i = 0; i < 2; i++) {
+                MPI_Probe(MPI_ANY_SOURCE, 1, MPI_COMM_WORLD, &st);
+                src[i] = st.MPI_SOURCE;
+                MPI_Recv(buf, BYTES, MPI_BYTE, src[i], 1, MPI_COMM_WORLD, &st);
+                t[i] = MPI_Wtime();
+            }
+            printf("rank=0 t_post=%.9f first=%d t_first=%.9f second=%d t_second=%.9f\n", t_post,
+                   src[0], t[0], src[1], t[1]);
+        } else if (strstr(mode, "wildcard")) {
             MPI_Recv(buf, BYTES, MPI_BYTE, MPI_ANY_SOURCE, 1, MPI_COMM_WORLD, &st);
             double t1 = MPI_Wtime();
             int first = st.MPI_SOURCE;

@@ -49,7 +49,8 @@ int vaced_report_job(const double *all, int size);
 enum vaced_unmodelled {
     VACED_UNMODELLED_RMA = 1,           /* one-sided communication */
     VACED_UNMODELLED_DYNAMIC = 2,       /* process creation and connection */
-    VACED_UNMODELLED_THREADS = 4        /* MPI called from several threads */
+    VACED_UNMODELLED_THREADS = 4,       /* MPI called from several threads */
+    VACED_UNMODELLED_WILDCARD = 8       /* a wildcard matched without proof (bounds.c) */
 };
 
 /* `call` used a feature of `kind`: the prediction becomes approximate;
@@ -162,5 +163,45 @@ void vaced_wait_end(void);
 /* A request found complete without a wait (e.g. MPI_Wait on a completed
  * request): tV becomes at least `done`. */
 void vaced_complete_now(vaced_time_t done);
+
+
+/* --- Wildcard receives: peers' clock lower bounds (bounds.c) ------------
+ * A receive from MPI_ANY_SOURCE may take its earliest candidate on the host
+ * only once no other sender can still produce an earlier target arrival.
+ * Each rank answers requests for a lower bound on the target arrival of its
+ * future messages: its clock plus the latency to the asker (always valid:
+ * clocks only grow), or, while it waits for messages that only the asker can
+ * send, "blocked on you".  The MPI layer carries the packets. */
+enum vaced_bound_msg { VACED_BOUND_REQUEST, VACED_BOUND_REPORT };
+enum vaced_peer_state {
+    VACED_PEER_RUNNING,         /* t: bound on its future messages' arrival */
+    VACED_PEER_BLOCKED_ON_YOU,  /* waits for messages only the asker sends */
+    VACED_PEER_BLOCKED_OTHER,   /* waits for messages others send */
+    VACED_PEER_FINALIZING       /* sends no more messages */
+};
+typedef void (*vaced_bound_send_fn)(int peer, int msg, int seq, int state, vaced_time_t t);
+void vaced_bounds_transport(vaced_bound_send_fn send);
+/* A bound packet arrived from `peer` (a request: t is the time the asker
+ * needs the bound to reach; a report: t is the bound). */
+void vaced_bound_received(int peer, int msg, int seq, int state, vaced_time_t t);
+/* Requests are waiting for an answer this rank could not give yet. */
+int vaced_bounds_pending(void);
+/* The rank is about to block on the host: it waits only for messages from
+ * `only_on` (>= 0), for messages from several ranks or ANY_SOURCE (-2), or
+ * it is not blocked (-1: it progresses without receiving). */
+void vaced_bounds_blocked(int only_on);
+
+/* Flags of each candidate sender for vaced_wildcard_check. */
+#define VACED_PEER_KNOWN 1      /* its next matching message is on the host */
+#define VACED_PEER_OWED 2       /* this rank still owes it protocol messages */
+enum vaced_wildcard { VACED_WILD_SAFE, VACED_WILD_WAIT, VACED_WILD_UNPROVABLE };
+/* A wildcard receive or probe starts / ends resolving. */
+void vaced_wildcard_begin(void);
+void vaced_wildcard_end(void);
+/* The earliest candidate on the host arrives at `ta`; peers[i] (world ranks,
+ * this rank's own is ignored) may send it a matching message.  SAFE: take
+ * it; WAIT: wait for messages or reports (requests have been sent);
+ * UNPROVABLE: every undecided peer waits on others: take it, approximately. */
+int vaced_wildcard_check(vaced_time_t ta, int n, const int *peers, const unsigned char *flags);
 
 #endif

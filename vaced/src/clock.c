@@ -44,6 +44,7 @@ void vaced_activity_begin(void)
         /* E*start: t2 = cpu(); tV += t2 - t1 */
         vaced_st.t2_ns = vaced_cputime_ns();
         add_compute(segment_since(vaced_st.t1_ns, vaced_st.t2_ns));
+        vaced_bounds_activity_point();  /* tV is current: answer bound requests */
     }
 }
 
@@ -51,6 +52,8 @@ void vaced_activity_end(void)
 {
     if (!vaced_running || vaced_st.depth == 0)
         return;
+    if (vaced_st.depth == 1)
+        vaced_bounds_activity_point();  /* inside the activity: its sends nest */
     if (--vaced_st.depth == 0) {
         int64_t now = vaced_cputime_ns();
         if (vaced_st.test_failed) {

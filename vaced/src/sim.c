@@ -89,6 +89,7 @@ void vaced_sim_end(double out[VACED_SUMMARY_LEN])
         vaced_fire_deferred(INT64_MAX);         /* before connections close */
         vaced_running = 0;
         vaced_st.ended = 1;
+        vaced_bounds_activity_point();          /* "finalizing" to pending askers */
     }
     struct vaced_rank_summary s = {
         .rank = vaced_st.rank,
@@ -109,6 +110,8 @@ static const char *unmodelled_what(unsigned kind)
     switch (kind) {
         case VACED_UNMODELLED_RMA: return "one-sided communication (RMA)";
         case VACED_UNMODELLED_DYNAMIC: return "dynamic processes";
+        case VACED_UNMODELLED_WILDCARD:
+            return "wildcard receives matched without a proof of the target's order";
         default: return "MPI calls from several threads";
     }
 }
@@ -116,10 +119,10 @@ static const char *unmodelled_what(unsigned kind)
 int vaced_report_job(const double *all, int size)
 {
     unsigned unmodelled = 0;
-    char approx[160] = "";
+    char approx[256] = "";
     for (int r = 0; r < size; r++)
         unmodelled |= (unsigned) all[VACED_SUMMARY_LEN * r + 3];
-    for (unsigned kind = 1; kind <= VACED_UNMODELLED_THREADS; kind <<= 1)
+    for (unsigned kind = 1; kind <= VACED_UNMODELLED_WILDCARD; kind <<= 1)
         if (unmodelled & kind)
             snprintf(approx + strlen(approx), sizeof approx - strlen(approx), "%s%s",
                      approx[0] ? ", " : "", unmodelled_what(kind));
@@ -145,7 +148,12 @@ void vaced_unmodelled(enum vaced_unmodelled kind, const char *call)
     if (!vaced_running || (vaced_st.unmodelled & kind))
         return;
     vaced_st.unmodelled |= kind;
-    if (vaced_st.rank == 0)
+    if (kind == VACED_UNMODELLED_WILDCARD)      /* only this rank knows */
+        fprintf(stderr, "vaced: warning: rank %d: %s with MPI_ANY_SOURCE: the senders not yet "
+                "heard from wait on other ranks, so the target's first message cannot be "
+                "proven; it took the earliest one present: the prediction is approximate\n",
+                vaced_st.rank, call);
+    else if (vaced_st.rank == 0)
         fprintf(stderr, "vaced: warning: %s uses %s, which the model does not time: "
                 "the prediction is approximate\n", call, unmodelled_what(kind));
 }
@@ -159,6 +167,7 @@ void vaced_shutdown(void)
 {
     vaced_running = 0;
     vaced_free_deferred();
+    vaced_bounds_free();
     vaced_target_free(vaced_st.target);
     vaced_st.target = NULL;
     vaced_cputime_fini();

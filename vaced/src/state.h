@@ -35,6 +35,10 @@ void vaced_free_deferred(void);
 
 extern struct vaced_state vaced_st;
 
+/* Answers the bound requests this rank's clock now satisfies (bounds.c). */
+void vaced_bounds_activity_point(void);
+void vaced_bounds_free(void);
+
 /* Minimum CPU time between two consecutive clock reads. */
 int64_t vaced_calibrate_read_cost(void);
 
