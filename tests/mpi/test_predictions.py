@@ -224,7 +224,7 @@ def test_adversarial(exe):
     def arrival(t_send):
         return t_send + eager_oneway(SLOW, s, 2) - copy(SLOW, s)
 
-    for mode in ("wildcard", "waitany", "late", "test"):
+    for mode in ("wildcard", "wildcard-early", "probe-early", "waitany", "waitany-early", "late", "test"):
         rc, out, err = run(3, [exe, mode], target)
         if not need(f"adversarial {mode} runs", rc, out, err):
             continue
@@ -235,7 +235,7 @@ def test_adversarial(exe):
             continue
         r0 = r0.group(0)
         done1 = arrival(t1) + copy(SLOW, s)     # rank 1's message, received
-        if mode in ("wildcard", "waitany"):
+        if mode in ("wildcard", "wildcard-early", "probe-early", "waitany", "waitany-early"):
             t2 = field(re.search(r"^rank=2 .*$", out, re.M).group(0), "t_send")
             done2 = arrival(t2) + copy(SLOW, s)
             check(f"{mode}: the target's first message (rank 2) is matched first, though it reached the host last",
@@ -248,6 +248,43 @@ def test_adversarial(exe):
         else:
             check("test: MPI_Test finds nothing before the target arrival", field(r0, "first_test") == 0, r0)
             near("test: the polling loop ends at the target arrival", field(r0, "t_recv"), done1, 0.01)
+
+
+def test_wildcard_chains(exe):
+    """Wildcard receives whose other sender has not sent yet: it waits on the
+    receiver (decided exactly) or on a third rank (approximate, no hang)."""
+    target = os.path.join(SRC, "slow-net.topo")
+    s = 1024
+
+    def done(t_send):
+        return t_send + eager_oneway(SLOW, s, 2)
+
+    for mode in ("wildcard-blocked", "wildcard-unprovable"):
+        rc, out, err = run(3, [exe, mode], target, timeout=120)
+        if not need(f"adversarial {mode} runs (no hang)", rc, out, err):
+            continue
+        r0 = re.search(r"^rank=0 .*$", out, re.M)
+        r1 = re.search(r"^rank=1 .*$", out, re.M)
+        r2 = re.search(r"^rank=2 .*$", out, re.M)
+        if not (r0 and r1 and r2):
+            check(f"{mode} output", False, out[-500:])
+            continue
+        r0 = r0.group(0)
+        check(f"{mode}: rank 1's message matched first, rank 2's second",
+              field(r0, "first") == 1 and field(r0, "second") == 2, r0)
+        near(f"{mode}: first completion at rank 1's target arrival", field(r0, "t_first"),
+             done(field(r1.group(0), "t_send")), 0.01)
+        near(f"{mode}: second completion at rank 2's target arrival", field(r0, "t_second"),
+             done(field(r2.group(0), "t_send")), 0.01)
+        job = JOB_LINE.search(out)
+        approx = "approximate" in (out[job.start():].splitlines()[0] if job else "")
+        if mode == "wildcard-blocked":
+            check("wildcard-blocked: decided by rank 2's 'blocked on you' report: not approximate",
+                  job and not approx and "warning" not in err, out[-300:] + err[-300:])
+        else:
+            check("wildcard-unprovable: rank 0's line says approximate", job and approx, out[-300:])
+            check("wildcard-unprovable: the warning names rank 0's MPI_Recv",
+                  "rank 0: MPI_Recv(MPI_ANY_SOURCE)" in err, err[-400:])
 
 
 def test_fig4(exe):
@@ -508,6 +545,7 @@ def main():
         adv = build("adversarial", "adversarial.c")
         if adv:
             test_adversarial(adv)
+            test_wildcard_chains(adv)
             test_fig4(adv)
         if ring and loop:
             test_host_invariance(ring, loop)

@@ -60,7 +60,6 @@ static void test_asker(void)
     flags[3] = VACED_PEER_OWED;
     CHECK_EQ_I64(vaced_wildcard_check(ta, 4, peers, flags), VACED_WILD_UNPROVABLE);
     flags[3] = 0;
-    vaced_wildcard_end();
 
     /* next wildcard: bounds persist, blocked states do not */
     nsent = 0;
@@ -77,12 +76,10 @@ static void test_asker(void)
     CHECK_EQ_I64(vaced_wildcard_check(ta, 4, peers, flags), VACED_WILD_WAIT);
     vaced_bound_received(3, VACED_BOUND_REPORT, seq, VACED_PEER_FINALIZING, US(4));
     CHECK_EQ_I64(vaced_wildcard_check(ta, 4, peers, flags), VACED_WILD_SAFE);
-    vaced_wildcard_end();
     vaced_wildcard_begin();
     nsent = 0;
     CHECK_EQ_I64(vaced_wildcard_check(US(900), 4, peers, flags), VACED_WILD_WAIT);  /* only 2 */
     CHECK(nsent == 1 && sent[0].peer == 2);
-    vaced_wildcard_end();
 }
 
 static void test_answerer(void)

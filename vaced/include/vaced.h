@@ -195,9 +195,8 @@ void vaced_bounds_blocked(int only_on);
 #define VACED_PEER_KNOWN 1      /* its next matching message is on the host */
 #define VACED_PEER_OWED 2       /* this rank still owes it protocol messages */
 enum vaced_wildcard { VACED_WILD_SAFE, VACED_WILD_WAIT, VACED_WILD_UNPROVABLE };
-/* A wildcard receive or probe starts / ends resolving. */
+/* A wildcard receive or probe (or a Waitany) starts deciding. */
 void vaced_wildcard_begin(void);
-void vaced_wildcard_end(void);
 /* The earliest candidate on the host arrives at `ta`; peers[i] (world ranks,
  * this rank's own is ignored) may send it a matching message.  SAFE: take
  * it; WAIT: wait for messages or reports (requests have been sent);

@@ -184,10 +184,6 @@ void vaced_wildcard_begin(void)
     epoch++;
 }
 
-void vaced_wildcard_end(void)
-{
-}
-
 int vaced_wildcard_check(vaced_time_t ta, int n, const int *peers, const unsigned char *flags)
 {
     int waiting = 0, blocked = 0;

@@ -149,9 +149,9 @@ void vaced_unmodelled(enum vaced_unmodelled kind, const char *call)
         return;
     vaced_st.unmodelled |= kind;
     if (kind == VACED_UNMODELLED_WILDCARD)      /* only this rank knows */
-        fprintf(stderr, "vaced: warning: rank %d: %s with MPI_ANY_SOURCE: the senders not yet "
-                "heard from wait on other ranks, so the target's first message cannot be "
-                "proven; it took the earliest one present: the prediction is approximate\n",
+        fprintf(stderr, "vaced: warning: rank %d: %s: the senders not yet heard from wait "
+                "on other ranks, so the target's first message cannot be proven; it took the "
+                "earliest one present: the prediction is approximate\n",
                 vaced_st.rank, call);
     else if (vaced_st.rank == 0)
         fprintf(stderr, "vaced: warning: %s uses %s, which the model does not time: "
