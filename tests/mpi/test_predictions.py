@@ -277,7 +277,7 @@ def test_wildcard_chains(exe):
         near(f"{mode}: second completion at rank 2's target arrival", field(r0, "t_second"),
              done(field(r2.group(0), "t_send")), 0.01)
         job = JOB_LINE.search(out)
-        approx = "approximate" in (out[job.start():].splitlines()[0] if job else "")
+        approx = "APPROXIMATE" in (out[job.start():].splitlines()[0] if job else "")
         if mode == "wildcard-blocked":
             check("wildcard-blocked: decided by rank 2's 'blocked on you' report: not approximate",
                   job and not approx and "warning" not in err, out[-300:] + err[-300:])
