@@ -14,9 +14,13 @@
  *              rank 0 sends after its wildcard receive: rank 2 reports
  *              "blocked on you", so rank 0 matches rank 1's message at once,
  *              exactly; then rank 2 answers and rank 0 receives it.
- *   wildcard-unprovable  rank 2 first waits for rank 1, which waits for rank
- *              0: rank 0 cannot prove rank 2 late, takes rank 1's message
- *              and marks the prediction approximate (no hang).
+ *   wildcard-chain  rank 2 first waits for rank 1, which waits for rank 0:
+ *              rank 0 follows the chain (rank 1 blocked on it, no packet in
+ *              flight to rank 2) and matches rank 1's message exactly.
+ *   wildcard-unprovable  the same, but rank 2 waits with MPI_ANY_SOURCE: it
+ *              could be woken by anyone, so rank 0 cannot prove it late,
+ *              takes rank 1's message and marks the prediction approximate
+ *              (no hang).
  *   waitany    the same senders; rank 0 waits with MPI_Waitany on two
  *              receives: rank 2's completes first on the target.
  *   waitany-early  the same, but rank 0 waits at once: rank 1's message is on
@@ -74,7 +78,8 @@ static void sleep_s(double s)
 static void chains(int rank, const char *mode)
 {
     char buf[BYTES] = { 0 };
-    int via_1 = !strcmp(mode, "wildcard-unprovable");
+    int via_1 = strcmp(mode, "wildcard-blocked") != 0;
+    int any = !strcmp(mode, "wildcard-unprovable");
     MPI_Status st;
 
     if (rank == 1) {
@@ -87,7 +92,7 @@ static void chains(int rank, const char *mode)
             MPI_Send(buf, BYTES, MPI_BYTE, 2, 3, MPI_COMM_WORLD);
         }
     } else if (rank == 2) {
-        MPI_Recv(buf, BYTES, MPI_BYTE, via_1 ? 1 : 0, 3, MPI_COMM_WORLD, &st);
+        MPI_Recv(buf, BYTES, MPI_BYTE, any ? MPI_ANY_SOURCE : via_1 ? 1 : 0, 3, MPI_COMM_WORLD, &st);
         double t = MPI_Wtime();
         MPI_Send(buf, BYTES, MPI_BYTE, 0, 1, MPI_COMM_WORLD);
         printf("rank=2 t_send=%.9f\n", t);

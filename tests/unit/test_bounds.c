@@ -1,7 +1,7 @@
 /* Unit tests of the wildcard bound rule (vaced/src/bounds.c): when a
- * receiver may take its earliest candidate, which requests it sends, and
- * how a rank answers requests while it runs, blocks and finishes.  A fake
- * transport records the packets instead of sending them.
+ * receiver may take its earliest candidate, which requests it sends, how
+ * it follows chains of blocked ranks, and how a rank answers requests while
+ * it runs, blocks and finishes.  A fake transport records the packets.
  *
  * Run: test_bounds REPO_ROOT   (loads topo/paper-16.topo: 16 ranks) */
 #include <stdio.h>
@@ -11,17 +11,34 @@
 
 #define US(x) ((vaced_time_t) ((x) * 1000000LL))
 
-struct packet {
-    int peer, msg, seq, state;
-    vaced_time_t t;
-};
-static struct packet sent[64];
-static int nsent;
+static struct vaced_bound_pkt sent[64];
+static int sent_to_peer[64], nsent;
+static uint32_t sent_count[16], recv_count[16];
+static int owed[16];
 
-static void fake_send(int peer, int msg, int seq, int state, vaced_time_t t)
+static void fake_send(int peer, const struct vaced_bound_pkt *p)
 {
-    if (nsent < 64)
-        sent[nsent++] = (struct packet) { peer, msg, seq, state, t };
+    if (nsent < 64) {
+        sent_to_peer[nsent] = peer;
+        sent[nsent++] = *p;
+    }
+}
+
+static uint32_t fake_count(int peer, int sent_dir)
+{
+    return sent_dir ? sent_count[peer] : recv_count[peer];
+}
+
+static int fake_owes(int peer)
+{
+    return owed[peer];
+}
+
+static void reply(int from, int seq, int state, int rank, int about, uint32_t recv_from,
+                  uint32_t sent_to, vaced_time_t t)
+{
+    struct vaced_bound_pkt r = { VACED_BOUND_REPORT, seq, state, rank, about, recv_from, sent_to, t };
+    vaced_bound_received(from, &r);
 }
 
 static vaced_time_t latency_to(int peer)
@@ -29,110 +46,164 @@ static vaced_time_t latency_to(int peer)
     return vaced_target_transfer_time(vaced_st.target, vaced_st.rank, peer, 0);
 }
 
-static void test_asker(void)
+static void test_direct(void)
 {
     int peers[4] = { 0, 1, 2, 3 };
     unsigned char flags[4] = { 0, VACED_PEER_KNOWN, 0, 0 };
     vaced_time_t ta = US(100);
 
-    vaced_st.rank = 0;
     nsent = 0;
     vaced_wildcard_begin();
     /* 1 has a message on the host; 2 and 3 are asked, once */
     CHECK_EQ_I64(vaced_wildcard_check(ta, 4, peers, flags), VACED_WILD_WAIT);
     CHECK_EQ_I64(nsent, 2);
-    CHECK(sent[0].peer == 2 && sent[0].msg == VACED_BOUND_REQUEST && sent[0].t == ta);
-    CHECK(sent[1].peer == 3 && sent[1].seq == sent[0].seq);
+    CHECK(sent_to_peer[0] == 2 && sent[0].msg == VACED_BOUND_REQUEST && sent[0].t == ta &&
+          sent[0].rank == -1);
+    CHECK(sent_to_peer[1] == 3 && sent[1].seq == sent[0].seq);
     int seq = sent[0].seq;
     CHECK_EQ_I64(vaced_wildcard_check(ta, 4, peers, flags), VACED_WILD_WAIT);
     CHECK_EQ_I64(nsent, 2);
     /* an earlier candidate reaches the host: both are asked again, lower */
     CHECK_EQ_I64(vaced_wildcard_check(US(60), 4, peers, flags), VACED_WILD_WAIT);
     CHECK(nsent == 4 && sent[2].t == US(60) && sent[3].t == US(60));
-    /* 2's clock bound reaches ta; 3 still silent */
-    vaced_bound_received(2, VACED_BOUND_REPORT, seq, VACED_PEER_RUNNING, ta);
+    /* 2's bound reaches ta; 3 still silent */
+    reply(2, seq, VACED_PEER_RUNNING, -1, -1, 0, 0, ta);
     CHECK_EQ_I64(vaced_wildcard_check(ta, 4, peers, flags), VACED_WILD_WAIT);
     /* 3 waits only on us, and we owe it nothing: decided */
-    vaced_bound_received(3, VACED_BOUND_REPORT, seq, VACED_PEER_BLOCKED_ON_YOU, US(1));
+    reply(3, seq, VACED_PEER_BLOCKED, 0, -1, 0, 0, US(1));
     CHECK_EQ_I64(vaced_wildcard_check(ta, 4, peers, flags), VACED_WILD_SAFE);
-    /* ... unless we owe it a protocol message: then it is not decided, and
-     * with every undecided peer blocked the rule gives up */
-    flags[3] = VACED_PEER_OWED;
+    /* ... unless we owe it a protocol message */
+    owed[3] = 1;
     CHECK_EQ_I64(vaced_wildcard_check(ta, 4, peers, flags), VACED_WILD_UNPROVABLE);
-    flags[3] = 0;
+    owed[3] = 0;
 
-    /* next wildcard: bounds persist, blocked states do not */
+    /* next decision: bounds persist, blocked states do not */
     nsent = 0;
     vaced_wildcard_begin();
     CHECK_EQ_I64(vaced_wildcard_check(ta, 4, peers, flags), VACED_WILD_WAIT);
-    CHECK(nsent == 1 && sent[0].peer == 3 && sent[0].seq != seq);
+    CHECK(nsent == 1 && sent_to_peer[0] == 3 && sent[0].seq != seq);
     seq = sent[0].seq;
-    vaced_bound_received(3, VACED_BOUND_REPORT, seq - 1, VACED_PEER_BLOCKED_ON_YOU, 0);
-    CHECK_EQ_I64(vaced_wildcard_check(ta, 4, peers, flags), VACED_WILD_WAIT);   /* stale */
-    vaced_bound_received(3, VACED_BOUND_REPORT, seq, VACED_PEER_BLOCKED_OTHER, US(2));
-    CHECK_EQ_I64(vaced_wildcard_check(ta, 4, peers, flags), VACED_WILD_UNPROVABLE);
-    /* running again: wait for it */
-    vaced_bound_received(3, VACED_BOUND_REPORT, seq, VACED_PEER_RUNNING, US(3));
+    reply(3, seq - 1, VACED_PEER_BLOCKED, 0, -1, 0, 0, 0);      /* stale */
     CHECK_EQ_I64(vaced_wildcard_check(ta, 4, peers, flags), VACED_WILD_WAIT);
-    vaced_bound_received(3, VACED_BOUND_REPORT, seq, VACED_PEER_FINALIZING, US(4));
+    reply(3, seq, VACED_PEER_BLOCKED, -2, -1, 0, 0, US(2));     /* waits on several */
+    CHECK_EQ_I64(vaced_wildcard_check(ta, 4, peers, flags), VACED_WILD_UNPROVABLE);
+    reply(3, seq, VACED_PEER_RUNNING, -1, -1, 0, 0, US(3));     /* runs again */
+    CHECK_EQ_I64(vaced_wildcard_check(ta, 4, peers, flags), VACED_WILD_WAIT);
+    reply(3, seq, VACED_PEER_FINALIZING, -1, -1, 0, 0, 0);
     CHECK_EQ_I64(vaced_wildcard_check(ta, 4, peers, flags), VACED_WILD_SAFE);
     vaced_wildcard_begin();
     nsent = 0;
     CHECK_EQ_I64(vaced_wildcard_check(US(900), 4, peers, flags), VACED_WILD_WAIT);  /* only 2 */
-    CHECK(nsent == 1 && sent[0].peer == 2);
+    CHECK(nsent == 1 && sent_to_peer[0] == 2);
+}
+
+/* Rank 6 waits on 7, which waits on us (or runs): a chain. */
+static void test_chains(void)
+{
+    int peers[3] = { 0, 6, 7 };
+    unsigned char flags[3] = { 0, 0, VACED_PEER_KNOWN };
+    vaced_time_t ta = US(100);
+
+    nsent = 0;
+    vaced_wildcard_begin();
+    CHECK_EQ_I64(vaced_wildcard_check(ta, 3, peers, flags), VACED_WILD_WAIT);
+    CHECK(nsent == 1 && sent_to_peer[0] == 6);
+    int seq = sent[0].seq;
+    reply(6, seq, VACED_PEER_BLOCKED, 7, -1, 5, 0, US(1));
+    /* 7 is asked about 6, for the deadline that makes 6's message late */
+    CHECK_EQ_I64(vaced_wildcard_check(ta, 3, peers, flags), VACED_WILD_WAIT);
+    CHECK(nsent == 2 && sent_to_peer[1] == 7 && sent[1].rank == 6);
+    vaced_time_t l76 = vaced_target_transfer_time(vaced_st.target, 7, 6, 0);
+    vaced_time_t l60 = vaced_target_transfer_time(vaced_st.target, 6, 0, 0);
+    vaced_time_t l70 = vaced_target_transfer_time(vaced_st.target, 7, 0, 0);
+    CHECK_EQ_I64(sent[1].t, ta - l60 - l76 + l70);
+    /* 7 blocked on us, all its packets to 6 received: decided */
+    reply(7, seq, VACED_PEER_BLOCKED, 0, 6, 0, 5, US(1));
+    CHECK_EQ_I64(vaced_wildcard_check(ta, 3, peers, flags), VACED_WILD_SAFE);
+    /* a packet 7 -> 6 in flight: undecidable */
+    reply(7, seq, VACED_PEER_BLOCKED, 0, 6, 0, 6, US(1));
+    CHECK_EQ_I64(vaced_wildcard_check(ta, 3, peers, flags), VACED_WILD_UNPROVABLE);
+    /* 7 running: its bound decides, once late enough for 6's deadline */
+    reply(7, seq, VACED_PEER_RUNNING, -1, 6, 0, 5, ta - l60 - l76 + l70 - 1);
+    CHECK_EQ_I64(vaced_wildcard_check(ta, 3, peers, flags), VACED_WILD_WAIT);
+    reply(7, seq, VACED_PEER_RUNNING, -1, 6, 0, 5, ta - l60 - l76 + l70);
+    CHECK_EQ_I64(vaced_wildcard_check(ta, 3, peers, flags), VACED_WILD_SAFE);
+
+    /* a cycle 6 -> 7 -> 6 cannot be decided */
+    nsent = 0;
+    vaced_wildcard_begin();
+    CHECK_EQ_I64(vaced_wildcard_check(US(5000), 3, peers, flags), VACED_WILD_WAIT);
+    seq = sent[0].seq;
+    reply(6, seq, VACED_PEER_BLOCKED, 7, -1, 5, 0, US(1));
+    CHECK_EQ_I64(vaced_wildcard_check(US(5000), 3, peers, flags), VACED_WILD_WAIT);
+    reply(7, seq, VACED_PEER_BLOCKED, 6, 6, 9, 5, US(1));
+    CHECK_EQ_I64(vaced_wildcard_check(US(5000), 3, peers, flags), VACED_WILD_UNPROVABLE);
 }
 
 static void test_answerer(void)
 {
+    struct vaced_bound_pkt q = { .msg = VACED_BOUND_REQUEST, .seq = 11, .rank = -1, .t = US(10) };
+
     vaced_st.rank = 5;
     vaced_st.tv = US(10);
     vaced_st.depth = 0;
     nsent = 0;
     /* satisfied at once: clock plus latency */
-    vaced_bound_received(7, VACED_BOUND_REQUEST, 11, 0, US(10));
+    vaced_bound_received(7, &q);
     CHECK_EQ_I64(nsent, 1);
-    CHECK(sent[0].peer == 7 && sent[0].msg == VACED_BOUND_REPORT && sent[0].seq == 11 &&
-          sent[0].state == VACED_PEER_RUNNING);
+    CHECK(sent_to_peer[0] == 7 && sent[0].msg == VACED_BOUND_REPORT && sent[0].seq == 11 &&
+          sent[0].state == VACED_PEER_RUNNING && sent[0].about == -1);
     CHECK_EQ_I64(sent[0].t, US(10) + latency_to(7));
     CHECK(!vaced_bounds_pending());
 
-    /* not yet: kept until the clock gets there */
+    /* not yet: kept until the clock gets there; asked about rank 2 */
     nsent = 0;
-    vaced_bound_received(7, VACED_BOUND_REQUEST, 12, 0, US(500));
+    q.seq = 12;
+    q.rank = 2;
+    q.t = US(500);
+    sent_count[2] = 42;
+    recv_count[7] = 3;
+    vaced_bound_received(7, &q);
     CHECK_EQ_I64(nsent, 0);
     CHECK(vaced_bounds_pending());
-    /* blocked on the asker: said once */
+    /* blocked on 7: said once, with the counts */
     vaced_bounds_blocked(7);
     vaced_bounds_blocked(7);
     CHECK_EQ_I64(nsent, 1);
-    CHECK(sent[0].state == VACED_PEER_BLOCKED_ON_YOU && sent[0].seq == 12);
-    /* now blocked on someone else */
+    CHECK(sent[0].state == VACED_PEER_BLOCKED && sent[0].rank == 7 && sent[0].seq == 12 &&
+          sent[0].about == 2 && sent[0].sent_to == 42 && sent[0].recv_from == 3);
+    /* a packet from 7 arrived, still blocked: said again */
+    recv_count[7] = 4;
+    vaced_bounds_blocked(7);
+    CHECK(nsent == 2 && sent[1].recv_from == 4);
+    /* now blocked on several */
     vaced_bounds_blocked(-2);
-    CHECK(nsent == 2 && sent[1].state == VACED_PEER_BLOCKED_OTHER);
+    CHECK(nsent == 3 && sent[2].state == VACED_PEER_BLOCKED && sent[2].rank == -2);
     /* not blocked (a write pending): nothing said */
     vaced_bounds_blocked(-1);
-    CHECK_EQ_I64(nsent, 2);
+    CHECK_EQ_I64(nsent, 3);
     /* runs again, clock still short: the asker learns it runs */
     vaced_bounds_activity_point();
-    CHECK(nsent == 3 && sent[2].state == VACED_PEER_RUNNING && sent[2].t < US(500));
+    CHECK(nsent == 4 && sent[3].state == VACED_PEER_RUNNING && sent[3].t < US(500));
     vaced_bounds_activity_point();
-    CHECK_EQ_I64(nsent, 3);
+    CHECK_EQ_I64(nsent, 4);
     /* the clock passes it: answered for good */
     vaced_st.tv = US(500);
     vaced_bounds_activity_point();
-    CHECK(nsent == 4 && sent[3].state == VACED_PEER_RUNNING && sent[3].t >= US(500));
+    CHECK(nsent == 5 && sent[4].state == VACED_PEER_RUNNING && sent[4].t >= US(500));
     CHECK(!vaced_bounds_pending());
 
     /* finishing answers what is pending, and every later request */
     nsent = 0;
-    vaced_bound_received(3, VACED_BOUND_REQUEST, 1, 0, US(9000));
+    q.t = US(9000);
+    vaced_bound_received(3, &q);
     CHECK(vaced_bounds_pending());
     vaced_st.ended = 1;
     vaced_bounds_activity_point();
-    CHECK(nsent == 1 && sent[0].peer == 3 && sent[0].state == VACED_PEER_FINALIZING);
+    CHECK(nsent == 1 && sent_to_peer[0] == 3 && sent[0].state == VACED_PEER_FINALIZING);
     vaced_running = 0;
-    vaced_bound_received(4, VACED_BOUND_REQUEST, 2, 0, US(9000));
-    CHECK(nsent == 2 && sent[1].peer == 4 && sent[1].state == VACED_PEER_FINALIZING);
+    vaced_bound_received(4, &q);
+    CHECK(nsent == 2 && sent_to_peer[1] == 4 && sent[1].state == VACED_PEER_FINALIZING);
     CHECK(!vaced_bounds_pending());
     vaced_st.ended = 0;
 }
@@ -146,10 +217,11 @@ int main(int argc, char **argv)
         return CHECK_REPORT();
     }
     vaced_st.size = 16;
+    vaced_st.rank = 0;
     vaced_running = 1;
-    vaced_bounds_transport(fake_send);
-    test_asker();
-    vaced_running = 1;
+    vaced_bounds_transport(fake_send, fake_count, fake_owes);
+    test_direct();
+    test_chains();
     test_answerer();
     vaced_bounds_free();
     vaced_target_free(vaced_st.target);

@@ -168,22 +168,32 @@ void vaced_complete_now(vaced_time_t done);
 /* --- Wildcard receives: peers' clock lower bounds (bounds.c) ------------
  * A receive from MPI_ANY_SOURCE may take its earliest candidate on the host
  * only once no other sender can still produce an earlier target arrival.
- * Each rank answers requests for a lower bound on the target arrival of its
- * future messages: its clock plus the latency to the asker (always valid:
- * clocks only grow), or, while it waits for messages that only the asker can
- * send, "blocked on you".  The MPI layer carries the packets. */
+ * Ranks answer requests for a lower bound on the target arrival of their
+ * future messages (clock plus latency: clocks only grow), or say what they
+ * are blocked waiting for; the MPI layer carries the packets, counts the
+ * protocol packets exchanged with each peer and knows what it owes them. */
 enum vaced_bound_msg { VACED_BOUND_REQUEST, VACED_BOUND_REPORT };
 enum vaced_peer_state {
     VACED_PEER_RUNNING,         /* t: bound on its future messages' arrival */
-    VACED_PEER_BLOCKED_ON_YOU,  /* waits for messages only the asker sends */
-    VACED_PEER_BLOCKED_OTHER,   /* waits for messages others send */
+    VACED_PEER_BLOCKED,         /* waits for messages from `rank` only (-2: several) */
     VACED_PEER_FINALIZING       /* sends no more messages */
 };
-typedef void (*vaced_bound_send_fn)(int peer, int msg, int seq, int state, vaced_time_t t);
-void vaced_bounds_transport(vaced_bound_send_fn send);
-/* A bound packet arrived from `peer` (a request: t is the time the asker
- * needs the bound to reach; a report: t is the bound). */
-void vaced_bound_received(int peer, int msg, int seq, int state, vaced_time_t t);
+struct vaced_bound_pkt {
+    int msg;                    /* enum vaced_bound_msg */
+    int seq;                    /* the asker's decision, echoed in reports */
+    int state;                  /* report: enum vaced_peer_state */
+    int rank;                   /* request: `about`, a rank whose sent count the asker
+                                 * needs (-1: none); report: the rank it waits on */
+    int about;                  /* report: the request's `about` */
+    uint32_t recv_from;         /* report: packets received from `rank` */
+    uint32_t sent_to;           /* report: packets sent to `about` */
+    vaced_time_t t;             /* request: bound needed; report: the bound */
+};
+typedef void (*vaced_bound_send_fn)(int peer, const struct vaced_bound_pkt *p);
+typedef uint32_t (*vaced_count_fn)(int peer, int sent);  /* packets sent to / received from */
+typedef int (*vaced_owes_fn)(int peer);  /* this rank owes peer a protocol message */
+void vaced_bounds_transport(vaced_bound_send_fn send, vaced_count_fn count, vaced_owes_fn owes);
+void vaced_bound_received(int peer, const struct vaced_bound_pkt *p);
 /* Requests are waiting for an answer this rank could not give yet. */
 int vaced_bounds_pending(void);
 /* The rank is about to block on the host: it waits only for messages from
@@ -191,16 +201,16 @@ int vaced_bounds_pending(void);
  * it is not blocked (-1: it progresses without receiving). */
 void vaced_bounds_blocked(int only_on);
 
-/* Flags of each candidate sender for vaced_wildcard_check. */
-#define VACED_PEER_KNOWN 1      /* its next matching message is on the host */
-#define VACED_PEER_OWED 2       /* this rank still owes it protocol messages */
+/* flags[i] for vaced_wildcard_check: peers[i]'s next matching message is on
+ * the host, or it is closing. */
+#define VACED_PEER_KNOWN 1
 enum vaced_wildcard { VACED_WILD_SAFE, VACED_WILD_WAIT, VACED_WILD_UNPROVABLE };
 /* A wildcard receive or probe (or a Waitany) starts deciding. */
 void vaced_wildcard_begin(void);
 /* The earliest candidate on the host arrives at `ta`; peers[i] (world ranks,
- * this rank's own is ignored) may send it a matching message.  SAFE: take
- * it; WAIT: wait for messages or reports (requests have been sent);
- * UNPROVABLE: every undecided peer waits on others: take it, approximately. */
+ * this rank's own and negative ones are ignored) may send an earlier one.
+ * SAFE: take it; WAIT: wait for messages or reports (requests have been
+ * sent); UNPROVABLE: the rule cannot decide: take it, approximately. */
 int vaced_wildcard_check(vaced_time_t ta, int n, const int *peers, const unsigned char *flags);
 
 #endif
