@@ -288,6 +288,15 @@ def test_wildcard_chains(exe):
                   "rank 0: MPI_Recv(MPI_ANY_SOURCE)" in err, err[-400:])
 
 
+def test_nonblocking_collectives(exe):
+    """Nonblocking collectives with rendezvous messages complete (their
+    schedules post receives inside MPI_Wait) and move the right data."""
+    for p in (4, 8):
+        rc, out, err = run(p, [exe, "200000"], "paper-16", timeout=120)
+        if need(f"MPI_Ialltoall/Iallreduce of 200 kB blocks, {p} ranks, complete (no hang)", rc, out, err):
+            check(f"nonblocking collectives, {p} ranks: right data", "nbcoll ok" in out, out[-300:])
+
+
 def test_fig4(exe):
     """The paper's Fig. 4 for DATA, REQ and ACK, host order made adversarial."""
     target = os.path.join(SRC, "slow-net.topo")
@@ -550,6 +559,9 @@ def main():
             test_fig4(adv)
         if ring and loop:
             test_host_invariance(ring, loop)
+        nbc = build("nbcoll", "nbcoll.c")
+        if nbc:
+            test_nonblocking_collectives(nbc)
         faults = build("faults", "faults.c")
         if faults:
             test_faults(faults)

@@ -7,16 +7,19 @@
 static vaced_time_t last_progress(void)
 {
     const struct vaced_waits *w = &vaced_st.waits;
-    if (w->depth > 0)
-        return vaced_st.tv;     /* inside a wait, everything up to now */
     if (w->count == 0)
         return 0;
     return w->hist[(w->head + w->count - 1) % VACED_WAIT_HISTORY].end;
 }
 
+/* A receive posted inside a wait (a nonblocking collective's schedule, run
+ * by MPI_Wait) is posted by a rank that is progressing: the target answers
+ * at the arrival, and nothing would send a response parked here before the
+ * wait ends, which may depend on it. */
 int vaced_unseen(vaced_time_t ta)
 {
-    return vaced_running && ta != VACED_TIME_UNSET && ta > last_progress();
+    return vaced_running && vaced_st.waits.depth == 0 && ta != VACED_TIME_UNSET &&
+        ta > last_progress();
 }
 
 int vaced_early(vaced_time_t ta)
