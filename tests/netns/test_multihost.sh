@@ -177,6 +177,18 @@ fi
 if run_pair "ring 200000 B" "$BIN/ring" 200000 10; then
     near "ring 12 ranks 200000 B (rendezvous): prediction across 3 hosts = one host" "$pred_m" "$pred_s"
     near "ring 12 ranks 200000 B: lap time across 3 hosts = closed form" "$(field lap_s "$out_m")" "$(ring_lap_rndv 12 200000)"
+    # host conditions must not leak into target time: the host links slowed
+    # to 20 Mbit/s (a 200 kB message now takes 80 ms on the host)
+    unshaped=$pred_m
+    for i in 0 1 2; do netns_shape "$i" 20mbit; done
+    if run_pair "ring 200000 B, host links at 20 Mbit/s" "$BIN/ring" 200000 10; then
+        near "ring 12 ranks 200000 B: host links slowed by tc tbf to 20 Mbit/s, same prediction" \
+            "$pred_m" "$unshaped"
+    fi
+    for i in 0 1 2; do
+        ip netns exec "${NETNS_PREFIX}$i" tc qdisc del dev "$NETNS_IFACE" root 2>/dev/null || true
+        tc qdisc del dev "${NETNS_PREFIX}$i-br" root 2>/dev/null || true
+    done
 fi
 unset VACED_TARGET
 # the target passed with -genv instead of the environment
@@ -184,7 +196,7 @@ if run_pair "collectives" -genv VACED_TARGET "$SLOW" "$BIN/collectives" 1024 5; 
     check "collectives 12 ranks across 3 hosts: results right" grep -q 'result=ok' <<<"$out_m"
     # the whole program includes computation, which host load only lengthens:
     # a pair that differs runs once more, and each side keeps its smaller value
-    if ! python3 -c 'import sys; g, w = map(float, sys.argv[1:]); sys.exit(abs(g / w - 1) > float(sys.argv[3]))' \
+    if ! python3 -c 'import sys; g, w, t = map(float, sys.argv[1:]); sys.exit(abs(g / w - 1) > t)' \
         "$pred_m" "$pred_s" "$TOL"; then
         first_m=$pred_m first_s=$pred_s
         if run_pair "collectives (again)" -genv VACED_TARGET "$SLOW" "$BIN/collectives" 1024 5; then
