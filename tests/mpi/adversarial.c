@@ -2,7 +2,8 @@
  * so on purpose: sleeping costs no CPU time, so it delays a rank on the host
  * without moving its target time, while a CPU-bound loop moves both.
  *
- * Usage: adversarial CASE     (3 ranks)
+ * Usage: adversarial CASE [BYTES]    (3 ranks; BYTES of the cases' messages,
+ *        default 1024, up to 200000: rendezvous on the targets used)
  *   wildcard   rank 1 computes ~20 ms then sends to 0; rank 2 sleeps, then
  *              sends; rank 0 sleeps until both are on the host, then receives
  *              twice from MPI_ANY_SOURCE: the target sees rank 2's first.
@@ -54,6 +55,11 @@
 #include <time.h>
 
 #define BYTES 1024
+#define BIG 200000               /* rendezvous on the targets used */
+
+/* Size of the messages the cases are about (argv[2]; default BYTES). */
+static int msg_bytes = BYTES;
+static char buf[BIG], buf2[BIG];
 
 static void burn_cpu(double seconds)
 {
@@ -77,7 +83,6 @@ static void sleep_s(double s)
  * rank 0, or on rank 1 which waits on rank 0) and sends to rank 0 after. */
 static void chains(int rank, const char *mode)
 {
-    char buf[BYTES] = { 0 };
     int via_1 = strcmp(mode, "wildcard-blocked") != 0;
     int any = !strcmp(mode, "wildcard-unprovable");
     MPI_Status st;
@@ -85,32 +90,30 @@ static void chains(int rank, const char *mode)
     if (rank == 1) {
         burn_cpu(0.02);
         double t = MPI_Wtime();
-        MPI_Send(buf, BYTES, MPI_BYTE, 0, 1, MPI_COMM_WORLD);
+        MPI_Send(buf, msg_bytes, MPI_BYTE, 0, 1, MPI_COMM_WORLD);
         printf("rank=1 t_send=%.9f\n", t);
         if (via_1) {
-            MPI_Recv(buf, BYTES, MPI_BYTE, 0, 3, MPI_COMM_WORLD, &st);
-            MPI_Send(buf, BYTES, MPI_BYTE, 2, 3, MPI_COMM_WORLD);
+            MPI_Recv(buf, msg_bytes, MPI_BYTE, 0, 3, MPI_COMM_WORLD, &st);
+            MPI_Send(buf, msg_bytes, MPI_BYTE, 2, 3, MPI_COMM_WORLD);
         }
     } else if (rank == 2) {
-        MPI_Recv(buf, BYTES, MPI_BYTE, any ? MPI_ANY_SOURCE : via_1 ? 1 : 0, 3, MPI_COMM_WORLD, &st);
+        MPI_Recv(buf, msg_bytes, MPI_BYTE, any ? MPI_ANY_SOURCE : via_1 ? 1 : 0, 3, MPI_COMM_WORLD, &st);
         double t = MPI_Wtime();
-        MPI_Send(buf, BYTES, MPI_BYTE, 0, 1, MPI_COMM_WORLD);
+        MPI_Send(buf, msg_bytes, MPI_BYTE, 0, 1, MPI_COMM_WORLD);
         printf("rank=2 t_send=%.9f\n", t);
     } else if (rank == 0) {
         double t_post = MPI_Wtime();
-        MPI_Recv(buf, BYTES, MPI_BYTE, MPI_ANY_SOURCE, 1, MPI_COMM_WORLD, &st);
+        MPI_Recv(buf, msg_bytes, MPI_BYTE, MPI_ANY_SOURCE, 1, MPI_COMM_WORLD, &st);
         double t1 = MPI_Wtime();
         int first = st.MPI_SOURCE;
         double t_go = MPI_Wtime();
-        MPI_Send(buf, BYTES, MPI_BYTE, via_1 ? 1 : 2, 3, MPI_COMM_WORLD);
-        MPI_Recv(buf, BYTES, MPI_BYTE, MPI_ANY_SOURCE, 1, MPI_COMM_WORLD, &st);
+        MPI_Send(buf, msg_bytes, MPI_BYTE, via_1 ? 1 : 2, 3, MPI_COMM_WORLD);
+        MPI_Recv(buf, msg_bytes, MPI_BYTE, MPI_ANY_SOURCE, 1, MPI_COMM_WORLD, &st);
         printf("rank=0 t_post=%.9f first=%d t_first=%.9f t_go=%.9f second=%d t_second=%.9f\n",
                t_post, first, t1, t_go, st.MPI_SOURCE, MPI_Wtime());
     }
     fflush(stdout);
 }
-
-#define BIG 200000               /* rendezvous on the targets used */
 
 static void fig4(int rank, const char *mode)
 {
@@ -175,7 +178,8 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     const char *mode = argc > 1 ? argv[1] : "";
-    char buf[BYTES] = { 0 }, buf2[BYTES];
+    if (argc > 2 && atoi(argv[2]) > 0 && atoi(argv[2]) <= BIG)
+        msg_bytes = atoi(argv[2]);
     MPI_Status st;
 
     if (size != 3) {
@@ -206,12 +210,12 @@ int main(int argc, char **argv)
     if (rank == 1) {
         burn_cpu(0.02);                         /* late on the target, early on the host */
         double t = MPI_Wtime();
-        MPI_Send(buf, BYTES, MPI_BYTE, 0, 1, MPI_COMM_WORLD);
+        MPI_Send(buf, msg_bytes, MPI_BYTE, 0, 1, MPI_COMM_WORLD);
         printf("rank=1 t_send=%.9f\n", t);
     } else if (rank == 2 && two_senders) {
         sleep_s(0.3);                           /* early on the target, late on the host */
         double t = MPI_Wtime();
-        MPI_Send(buf, BYTES, MPI_BYTE, 0, 1, MPI_COMM_WORLD);
+        MPI_Send(buf, msg_bytes, MPI_BYTE, 0, 1, MPI_COMM_WORLD);
         printf("rank=2 t_send=%.9f\n", t);
     } else if (rank == 0) {
         if (!strstr(mode, "early"))
@@ -223,23 +227,23 @@ int main(int argc, char **argv)
             for (int i = 0; i < 2; i++) {
                 MPI_Probe(MPI_ANY_SOURCE, 1, MPI_COMM_WORLD, &st);
                 src[i] = st.MPI_SOURCE;
-                MPI_Recv(buf, BYTES, MPI_BYTE, src[i], 1, MPI_COMM_WORLD, &st);
+                MPI_Recv(buf, msg_bytes, MPI_BYTE, src[i], 1, MPI_COMM_WORLD, &st);
                 t[i] = MPI_Wtime();
             }
             printf("rank=0 t_post=%.9f first=%d t_first=%.9f second=%d t_second=%.9f\n", t_post,
                    src[0], t[0], src[1], t[1]);
         } else if (strstr(mode, "wildcard")) {
-            MPI_Recv(buf, BYTES, MPI_BYTE, MPI_ANY_SOURCE, 1, MPI_COMM_WORLD, &st);
+            MPI_Recv(buf, msg_bytes, MPI_BYTE, MPI_ANY_SOURCE, 1, MPI_COMM_WORLD, &st);
             double t1 = MPI_Wtime();
             int first = st.MPI_SOURCE;
-            MPI_Recv(buf, BYTES, MPI_BYTE, MPI_ANY_SOURCE, 1, MPI_COMM_WORLD, &st);
+            MPI_Recv(buf, msg_bytes, MPI_BYTE, MPI_ANY_SOURCE, 1, MPI_COMM_WORLD, &st);
             printf("rank=0 t_post=%.9f first=%d t_first=%.9f second=%d t_second=%.9f\n", t_post,
                    first, t1, st.MPI_SOURCE, MPI_Wtime());
         } else if (strstr(mode, "waitany")) {
             MPI_Request r[2];
             int idx;
-            MPI_Irecv(buf, BYTES, MPI_BYTE, 1, 1, MPI_COMM_WORLD, &r[0]);
-            MPI_Irecv(buf2, BYTES, MPI_BYTE, 2, 1, MPI_COMM_WORLD, &r[1]);
+            MPI_Irecv(buf, msg_bytes, MPI_BYTE, 1, 1, MPI_COMM_WORLD, &r[0]);
+            MPI_Irecv(buf2, msg_bytes, MPI_BYTE, 2, 1, MPI_COMM_WORLD, &r[1]);
             MPI_Waitany(2, r, &idx, &st);
             double t1 = MPI_Wtime();
             int first = st.MPI_SOURCE;
@@ -247,12 +251,12 @@ int main(int argc, char **argv)
             printf("rank=0 t_post=%.9f first=%d t_first=%.9f second=%d t_second=%.9f\n", t_post,
                    first, t1, st.MPI_SOURCE, MPI_Wtime());
         } else if (!strcmp(mode, "late")) {
-            MPI_Recv(buf, BYTES, MPI_BYTE, 1, 1, MPI_COMM_WORLD, &st);
+            MPI_Recv(buf, msg_bytes, MPI_BYTE, 1, 1, MPI_COMM_WORLD, &st);
             printf("rank=0 t_post=%.9f t_recv=%.9f\n", t_post, MPI_Wtime());
         } else if (!strcmp(mode, "test")) {
             MPI_Request r;
             int flag = 0, first_flag, tests = 0;
-            MPI_Irecv(buf, BYTES, MPI_BYTE, 1, 1, MPI_COMM_WORLD, &r);
+            MPI_Irecv(buf, msg_bytes, MPI_BYTE, 1, 1, MPI_COMM_WORLD, &r);
             MPI_Test(&r, &first_flag, &st);
             flag = first_flag;
             while (!flag) {

@@ -219,13 +219,17 @@ def test_collectives(exe):
 def test_adversarial(exe):
     """Host order opposite to target order (sleeps cost no CPU time)."""
     target = os.path.join(SRC, "slow-net.topo")
-    s = 1024
+    two = ("wildcard", "wildcard-early", "probe-early", "waitany", "waitany-early")
+    cases = [(m, 1024) for m in two + ("late", "test")] + [(m, 200000) for m in two]
+    for mode, s in cases:
+        # received: eager, one-way plus the receive copy; rendezvous, REQ,
+        # ACK and DATA (the receive is posted before the REQ arrives)
+        def done(t_send):
+            return t_send + (eager_oneway if s < 131072 else rndv_oneway)(SLOW, s, 2)
 
-    def arrival(t_send):
-        return t_send + eager_oneway(SLOW, s, 2) - copy(SLOW, s)
-
-    for mode in ("wildcard", "wildcard-early", "probe-early", "waitany", "waitany-early", "late", "test"):
-        rc, out, err = run(3, [exe, mode], target)
+        rc, out, err = run(3, [exe, mode, str(s)], target)
+        if s > 1024:
+            mode = f"{mode} ({s} B, rendezvous)"
         if not need(f"adversarial {mode} runs", rc, out, err):
             continue
         t1 = field(re.search(r"^rank=1 .*$", out, re.M).group(0), "t_send") if "rank=1 " in out else None
@@ -234,10 +238,10 @@ def test_adversarial(exe):
             check(f"adversarial {mode} output", False, out[-500:])
             continue
         r0 = r0.group(0)
-        done1 = arrival(t1) + copy(SLOW, s)     # rank 1's message, received
-        if mode in ("wildcard", "wildcard-early", "probe-early", "waitany", "waitany-early"):
+        done1 = done(t1)                        # rank 1's message, received
+        if mode.split()[0] in two:
             t2 = field(re.search(r"^rank=2 .*$", out, re.M).group(0), "t_send")
-            done2 = arrival(t2) + copy(SLOW, s)
+            done2 = done(t2)
             check(f"{mode}: the target's first message (rank 2) is matched first, though it reached the host last",
                   field(r0, "first") == 2 and field(r0, "second") == 1, r0)
             near(f"{mode}: first completion at rank 2's target arrival", field(r0, "t_first"), done2, 0.01)
