@@ -82,17 +82,27 @@ def latency(net, h):
 
 
 def transfer(net, s, h):
-    return s / net["bnet"] + latency(net, h) if h > 0 else s / net["bmem"]
+    """L(s, h); between two ranks of one node plus the optional same-node
+    latency (latency_same_node, 0 in the paper's model)."""
+    return s / net["bnet"] + latency(net, h) if h > 0 else s / net["bmem"] + net.get("lnode", 0)
+
+
+def overheads(net):
+    """Optional per-message CPU costs, send_overhead + recv_overhead (0 in
+    the paper's model): each protocol message costs its sender o_s before
+    it leaves and its receiver o_r before the receive completes or the
+    receiver answers."""
+    return net.get("os", 0) + net.get("or", 0)
 
 
 def eager_oneway(net, s, h):
     """Send copy, transfer, receive copy (eqs. 3 and 4)."""
-    return 2 * copy(net, s) + transfer(net, s, h)
+    return 2 * copy(net, s) + transfer(net, s, h) + overheads(net)
 
 
 def rndv_oneway(net, s, h):
     """REQ and ACK (header only), then the DATA from when the ACK arrives."""
-    return 2 * transfer(net, 0, h) + eager_oneway(net, s, h)
+    return 2 * (transfer(net, 0, h) + overheads(net)) + eager_oneway(net, s, h)
 
 
 # --- running programs ---------------------------------------------------------
@@ -170,6 +180,42 @@ def test_eager_threshold(exe):
                 return field(out, "roundtrip_s") if need(f"small eager threshold {s} B runs", rc, out, err) else None
             near_measured(f"eager threshold 64 KiB: {s} B goes {'eager' if oneway is eager_oneway else 'rendezvous'}",
                           measure, 2 * oneway(PAPER, s, 3))
+
+
+def topo_with(directory, base, name, extra):
+    """topo/BASE.topo with lines added; returns the new file's path."""
+    with open(os.path.join(ROOT, "topo", f"{base}.topo")) as f:
+        text = f.read()
+    path = os.path.join(directory, f"{name}.topo")
+    with open(path, "w") as f:
+        f.write(text + "\n".join(extra) + "\n")
+    return path
+
+
+def test_overheads(pp, ring):
+    """The optional per-message keys: send and receive overheads on every
+    protocol message (one of each per eager message, three of each per
+    rendezvous), and a latency between two ranks of one node."""
+    net = dict(PAPER, os=4e-6, **{"or": 6e-6})
+    same = dict(PAPER, os=4e-6, lnode=20e-6, **{"or": 6e-6})
+    keys = ["send_overhead = 4 us", "recv_overhead = 6 us"]
+    with tempfile.TemporaryDirectory() as d:
+        p16 = topo_with(d, "paper-16", "paper-16-overheads", keys)
+        p1024 = topo_with(d, "paper-1024", "paper-1024-overheads", keys + ["latency_same_node = 20 us"])
+        zero = topo_with(d, "paper-16", "paper-16-zero", ["send_overhead = 0 us", "recv_overhead = 0 ns",
+                                                          "latency_same_node = 0 s"])
+        if pp:
+            test_pingpong(pp, "ping-pong with overheads", net, p16, 3,
+                          [(0, 200), (32768, 200), (200000, 100)])
+            test_pingpong(pp, "ping-pong with overheads and a same-node latency", same, p1024, 0,
+                          [(0, 200), (1048576, 30)])
+            test_pingpong(pp, "ping-pong with overheads and latency_same_node set to 0", PAPER, zero, 3,
+                          [(32768, 200), (200000, 100)])
+        if ring:
+            def measure():
+                rc, out, err = run(8, [ring, "65536", "20"], p16)
+                return field(out, "lap_s") if need("ring with overheads runs", rc, out, err) else None
+            near_measured("ring of 8 ranks, 65536 B, with overheads", measure, 8 * eager_oneway(net, 65536, 3))
 
 
 def test_ring(exe):
@@ -566,6 +612,7 @@ def main():
         nbc = build("nbcoll", "nbcoll.c")
         if nbc:
             test_nonblocking_collectives(nbc)
+        test_overheads(pp, ring)
         faults = build("faults", "faults.c")
         if faults:
             test_faults(faults)

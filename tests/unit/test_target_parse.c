@@ -174,6 +174,12 @@ static void test_value_errors(void)
         {"latency", "1 GB/s", "'latency': unknown unit 'GB/s'"},
         {"latency_per_hop", "0 ns", "'latency_per_hop' must be greater than zero"},
         {"eager_threshold", "0 B", "'eager_threshold' must be greater than zero"},
+        {"send_overhead", "-1 us", "'send_overhead' must not be negative"},
+        {"send_overhead", "1", "'send_overhead': missing unit"},
+        {"recv_overhead", "1 GB/s", "'recv_overhead': unknown unit 'GB/s'"},
+        {"recv_overhead", "2000 s", "'recv_overhead' is longer than the limit of 1000 s"},
+        {"latency_same_node", "0.1 ps", "'latency_same_node' is below 1 ps"},
+        {"latency_same_node", "fast", "'latency_same_node': expected a time such as 15 us"},
         {"eager_threshold", "0.5 B", "'eager_threshold' is not a whole number of bytes"},
         {"eager_threshold", "1e20 B", "'eager_threshold' is too large"},
         {"eager_threshold", "1 us", "'eager_threshold': unknown unit 'us'"},
@@ -352,8 +358,50 @@ static void test_mutations(void)
     CHECK(ok > 0); /* some mutations (e.g. inside the comment) stay valid */
 }
 
+/* The optional per-message keys: 0 when absent or set to 0 (any unit),
+ * their value otherwise; latency_same_node adds to L(s, 0) between two
+ * ranks, never to a rank's message to itself, nor across the network. */
+static void test_optional_message_keys(void)
+{
+    struct vaced_target *t = NULL;
+    CHECK_EQ_I64(load_kv(NULL, NULL, 64, &t), 0);
+    if (t) {
+        CHECK_EQ_I64(vaced_target_send_overhead(t), 0);
+        CHECK_EQ_I64(vaced_target_recv_overhead(t), 0);
+        CHECK_EQ_I64(vaced_target_same_node_latency(t), 0);
+        vaced_target_free(t);
+    }
+    static const char *const zeros[] = {"0 us", "0 s", "0.0 ns", "0e3 ps"};
+    for (size_t i = 0; i < sizeof zeros / sizeof zeros[0]; i++) {
+        t = NULL;
+        CHECK_EQ_I64(load_kv("send_overhead", zeros[i], 64, &t), 0);
+        if (t) {
+            CHECK_EQ_I64(vaced_target_send_overhead(t), 0);
+            vaced_target_free(t);
+        }
+    }
+    t = NULL;
+    CHECK_EQ_I64(load_text("name = t\ncores = 64\ncores_per_node = 4\ntopology = hierarchy\n"
+                           "hierarchy = 4\nhops = 0 2 4\nbmem = 10 GB/s\nbnet = 1 GB/s\n"
+                           "latency = 1 us\nlatency_per_hop = 100 ns\nsend_overhead = 2.5 us\n"
+                           "recv_overhead = 3 us\nlatency_same_node = 700 ns\n", 64, &t), 0);
+    if (t) {
+        CHECK_EQ_I64(vaced_target_send_overhead(t), 2500000);
+        CHECK_EQ_I64(vaced_target_recv_overhead(t), 3000000);
+        CHECK_EQ_I64(vaced_target_same_node_latency(t), 700000);
+        /* ranks 0 and 1 share node 0: 1000 B / 10 GB/s + 0.7 us */
+        CHECK_EQ_I64(vaced_target_transfer_time(t, 0, 1, 1000), 800000);
+        CHECK_EQ_I64(vaced_target_transfer_time(t, 1, 1, 1000), 100000);
+        /* ranks 0 and 4: 2 hops; the same-node latency does not apply */
+        CHECK_EQ_I64(vaced_target_transfer_time(t, 0, 4, 1000), 2200000);
+        CHECK_EQ_I64(vaced_target_min_latency(t), 1200000);
+        vaced_target_free(t);
+    }
+}
+
 int main(void)
 {
+    test_optional_message_keys();
     test_bandwidth_units();
     test_time_and_size_units();
     test_value_errors();

@@ -2,6 +2,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include "state.h"
+#include "overhead.h"
 
 /* End of the latest progress point: what the target has seen by then. */
 static vaced_time_t last_progress(void)
@@ -60,7 +61,8 @@ void vaced_fire_deferred(vaced_time_t limit)
         int handling = w->handling;
         vaced_time_t handle_ts = w->handle_ts;
         w->handling = 1;
-        w->handle_ts = vaced_time_max(d.not_before, vaced_waits_handle_time(w, cur, d.due));
+        w->handle_ts = vaced_time_max(d.not_before, vaced_waits_handle_time(w, cur, d.due)) +
+            vaced_recv_overhead();
         d.fire(d.arg);
         w->handling = handling;
         w->handle_ts = handle_ts;

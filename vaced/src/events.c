@@ -2,6 +2,7 @@
  * waits (Algorithms 2, 3).  Callers bracket these with activity begin/end
  * where the host does real work, so tV is current when they run. */
 #include "state.h"
+#include "overhead.h"
 
 vaced_time_t vaced_copy_time(uint64_t bytes)
 {
@@ -13,14 +14,19 @@ vaced_time_t vaced_send_stamp(int dest, uint64_t bytes, int is_data, vaced_time_
     if (!vaced_running)
         return VACED_TIME_UNSET;
     struct vaced_waits *w = &vaced_st.waits;
-    vaced_time_t ts = w->handling ? w->handle_ts : vaced_st.tv;
+    /* The send overhead (0 unless the target sets one) comes first: the
+     * message leaves once the sender's CPU has handed it on. */
+    vaced_time_t ts = (w->handling ? w->handle_ts : vaced_st.tv) + vaced_send_overhead(dest);
     vaced_time_t copy = vaced_copy_time(bytes);
     if (tr)
         *tr = ts + copy;
-    /* The sender only pays the copy into its send buffer; a response sent
-     * from a handler is accounted by the wait that handles it. */
-    if (is_data && !w->handling)
-        vaced_st.tv += copy;
+    /* The sender only pays the overhead and the copy into its send buffer;
+     * a response sent from a handler is accounted by the wait that handles
+     * it (a second response from the same handler leaves after the first). */
+    if (w->handling)
+        w->handle_ts = ts;
+    else
+        vaced_st.tv = ts + (is_data ? copy : 0);
     return ts + copy + vaced_target_transfer_time(vaced_st.target, vaced_st.rank, dest, bytes);
 }
 
@@ -37,7 +43,10 @@ vaced_time_t vaced_handle_begin(vaced_time_t ta)
     vaced_activity_begin();
     struct vaced_waits *w = &vaced_st.waits;
     vaced_time_t cur = progress_start();
-    vaced_time_t t = ta == VACED_TIME_UNSET ? cur : vaced_waits_handle_time(w, cur, ta);
+    /* A stamped message costs the receiver its overhead before it can
+     * answer (0 unless the target sets one). */
+    vaced_time_t t = ta == VACED_TIME_UNSET ? cur
+                                            : vaced_waits_handle_time(w, cur, ta) + vaced_recv_overhead();
     w->handling = 1;
     w->handle_ts = t;
     return t;
@@ -58,7 +67,8 @@ void vaced_respond_begin(vaced_time_t ta)
     vaced_activity_begin();
     struct vaced_waits *w = &vaced_st.waits;
     w->responding = w->handling = 1;
-    w->handle_ts = ta == VACED_TIME_UNSET ? vaced_st.tv : vaced_time_max(vaced_st.tv, ta);
+    w->handle_ts = ta == VACED_TIME_UNSET ? vaced_st.tv
+                                          : vaced_time_max(vaced_st.tv, ta) + vaced_recv_overhead();
 }
 
 void vaced_respond_end(void)
@@ -74,14 +84,15 @@ vaced_time_t vaced_recv_done(vaced_time_t ta, uint64_t bytes)
 {
     if (!vaced_running || ta == VACED_TIME_UNSET)
         return VACED_TIME_UNSET;
-    return vaced_waits_handle_time(&vaced_st.waits, progress_start(), ta) + vaced_copy_time(bytes);
+    return vaced_waits_handle_time(&vaced_st.waits, progress_start(), ta) + vaced_recv_overhead() +
+        vaced_copy_time(bytes);
 }
 
 vaced_time_t vaced_recv_found(vaced_time_t ta, uint64_t bytes)
 {
     if (!vaced_running || ta == VACED_TIME_UNSET || ta > vaced_st.tv)
         return VACED_TIME_UNSET;
-    vaced_st.tv += vaced_copy_time(bytes);      /* ADR: E_DR^end */
+    vaced_st.tv += vaced_recv_overhead() + vaced_copy_time(bytes);      /* ADR: E_DR^end */
     return vaced_st.tv;
 }
 

@@ -1,5 +1,8 @@
 /* The network model of eq. 4: L(s, h) = s/Bnet + l0 + h*lh for h > 0,
- * s/Bmem for h = 0. No congestion, as in the paper. */
+ * s/Bmem for h = 0. No congestion, as in the paper.  Optional extension
+ * (0 by default, i.e. the paper's model): a same-node latency added to
+ * L(s, 0) between two different ranks, and per-message CPU overheads at
+ * the sender and the receiver (charged by events.c). */
 #include "target_impl.h"
 
 /* x picoseconds rounded to nearest, saturating: a huge message on a slow
@@ -39,7 +42,8 @@ vaced_time_t vaced_target_transfer_time(const struct vaced_target *t, int src,
     if (h < 0)
         return -1;
     if (h == 0)
-        return bytes_time(bytes, t->bmem);
+        return src == dst ? bytes_time(bytes, t->bmem)
+                          : add_sat(bytes_time(bytes, t->bmem), t->l_node);
     return add_sat(bytes_time(bytes, t->bnet), latency(t, h));
 }
 
@@ -47,3 +51,7 @@ vaced_time_t vaced_target_min_latency(const struct vaced_target *t)
 {
     return t->min_pos_hops > 0 ? latency(t, t->min_pos_hops) : 0;
 }
+
+vaced_time_t vaced_target_send_overhead(const struct vaced_target *t) { return t->o_send; }
+vaced_time_t vaced_target_recv_overhead(const struct vaced_target *t) { return t->o_recv; }
+vaced_time_t vaced_target_same_node_latency(const struct vaced_target *t) { return t->l_node; }

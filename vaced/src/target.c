@@ -17,7 +17,8 @@ static const struct vaced_topo_ops *const topologies[] = {
 
 static const char *const general_keys[] = {
     "name", "cores", "cores_per_node", "topology", "mapping", "bmem", "bnet",
-    "latency", "latency_per_hop", "eager_threshold", NULL,
+    "latency", "latency_per_hop", "eager_threshold",
+    "latency_same_node", "send_overhead", "recv_overhead", NULL,
 };
 
 static int in_list(const char *const *list, const char *key)
@@ -84,6 +85,16 @@ static int load_network(struct vaced_target *t, const struct vaced_cfg *c)
         vaced_parse_bandwidth(c, e[1], &t->bnet) ||
         vaced_parse_time(c, e[2], &t->l0) || vaced_parse_time(c, e[3], &t->lh))
         return -1;
+    /* Optional per-message costs (LogP's overheads, a same-node latency);
+     * 0 when absent: the paper's model. */
+    const char *opt[] = {"latency_same_node", "send_overhead", "recv_overhead"};
+    vaced_time_t *dst[] = {&t->l_node, &t->o_send, &t->o_recv};
+    for (int i = 0; i < 3; i++) {
+        const struct vaced_entry *eo = vaced_cfg_get(c, opt[i]);
+        *dst[i] = 0;
+        if (eo && vaced_parse_time_or_zero(c, eo, dst[i]))
+            return -1;
+    }
     const struct vaced_entry *eg = vaced_cfg_get(c, "eager_threshold");
     t->eager_threshold = VACED_DEFAULT_EAGER_THRESHOLD;
     return eg ? vaced_parse_size(c, eg, &t->eager_threshold) : 0;

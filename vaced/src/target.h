@@ -41,9 +41,18 @@ int vaced_target_hops(const struct vaced_target *t, int src_rank, int dst_rank);
 vaced_time_t vaced_target_copy_time(const struct vaced_target *t, uint64_t bytes);
 
 /* L(s, hop(src, dst)) of eq. 4: s/Bnet + l0 + h*lh when h > 0, s/Bmem when
- * h == 0. -1 when a rank is out of range. */
+ * h == 0 (plus latency_same_node when src != dst). -1 when a rank is out of
+ * range. */
 vaced_time_t vaced_target_transfer_time(const struct vaced_target *t, int src,
                                         int dst, uint64_t bytes);
+
+/* Optional per-message costs of the target (0 unless the description sets
+ * them): CPU time a rank spends on each protocol message it sends
+ * (send_overhead) or receives (recv_overhead), and the latency added to
+ * L(s, 0) between two different ranks on one node (latency_same_node). */
+vaced_time_t vaced_target_send_overhead(const struct vaced_target *t);
+vaced_time_t vaced_target_recv_overhead(const struct vaced_target *t);
+vaced_time_t vaced_target_same_node_latency(const struct vaced_target *t);
 
 /* Smallest L(0, h) = l0 + h*lh over the hop counts h > 0 that occur between
  * two nodes of the target (not only the job's nodes, so it is a safe lower

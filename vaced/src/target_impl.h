@@ -69,6 +69,9 @@ int vaced_parse_bandwidth(const struct vaced_cfg *c, const struct vaced_entry *e
                           double *bytes_per_s);
 int vaced_parse_time(const struct vaced_cfg *c, const struct vaced_entry *e,
                      vaced_time_t *ps);
+/* The same, but 0 (any unit) is allowed too. */
+int vaced_parse_time_or_zero(const struct vaced_cfg *c, const struct vaced_entry *e,
+                             vaced_time_t *ps);
 int vaced_parse_size(const struct vaced_cfg *c, const struct vaced_entry *e,
                      uint64_t *bytes);
 
@@ -117,6 +120,9 @@ struct vaced_target {
     uint64_t eager_threshold;
     double bmem, bnet;      /* bytes per second */
     vaced_time_t l0, lh;    /* latency, latency_per_hop in ps */
+    vaced_time_t l_node;    /* latency_same_node: added to L(s, 0) between two ranks */
+    vaced_time_t o_send;    /* send_overhead: sender CPU per protocol message */
+    vaced_time_t o_recv;    /* recv_overhead: receiver CPU per protocol message */
     enum vaced_mapping mapping;
     int *node_of_rank;      /* per rank: node ids are all the hop rules need */
     const struct vaced_topo_ops *topo;

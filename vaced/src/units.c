@@ -100,8 +100,9 @@ static const struct unit size_units[] = {
 
 /* Parse "number unit" into a positive finite double in the base unit.
  * what names the quantity for messages ("a bandwidth such as 4.16 GB/s"). */
-static int parse_quantity(const struct vaced_cfg *c, const struct vaced_entry *e,
-                          const struct unit *units, const char *what, double *out)
+static int parse_quantity_z(const struct vaced_cfg *c, const struct vaced_entry *e,
+                            const struct unit *units, const char *what, int allow_zero,
+                            double *out)
 {
     const char *s = e->val;
     struct dec d;
@@ -129,8 +130,13 @@ static int parse_quantity(const struct vaced_cfg *c, const struct vaced_entry *e
         return vaced_cfg_error(c, e->line, "'%s': unknown unit '%.40s' (units:%s)",
                                e->key, s, list);
     }
-    if (d.mant == 0)
+    if (d.mant == 0) {
+        if (allow_zero) {
+            *out = 0;
+            return 0;
+        }
         return vaced_cfg_error(c, e->line, "'%s' must be greater than zero", e->key);
+    }
     d.exp10 += u->exp10;
     double v = dec_value(d);
     if (u->shift2 >= 0)
@@ -143,18 +149,29 @@ static int parse_quantity(const struct vaced_cfg *c, const struct vaced_entry *e
     return 0;
 }
 
+static int parse_quantity(const struct vaced_cfg *c, const struct vaced_entry *e,
+                          const struct unit *units, const char *what, double *out)
+{
+    return parse_quantity_z(c, e, units, what, 0, out);
+}
+
 int vaced_parse_bandwidth(const struct vaced_cfg *c, const struct vaced_entry *e,
                           double *bytes_per_s)
 {
     return parse_quantity(c, e, bw_units, "a bandwidth such as 4.16 GB/s", bytes_per_s);
 }
 
-int vaced_parse_time(const struct vaced_cfg *c, const struct vaced_entry *e,
-                     vaced_time_t *ps)
+/* A time > 0, or (allow_zero) exactly 0 as well. */
+static int parse_time_z(const struct vaced_cfg *c, const struct vaced_entry *e,
+                        int allow_zero, vaced_time_t *ps)
 {
     double v;
-    if (parse_quantity(c, e, time_units, "a time such as 15 us", &v))
+    if (parse_quantity_z(c, e, time_units, "a time such as 15 us", allow_zero, &v))
         return -1;
+    if (v == 0) {
+        *ps = 0;
+        return 0;
+    }
     if (v > (double)VACED_MAX_TIME_PS)
         return vaced_cfg_error(c, e->line, "'%s' is longer than the limit of 1000 s",
                                e->key);
@@ -162,6 +179,18 @@ int vaced_parse_time(const struct vaced_cfg *c, const struct vaced_entry *e,
         return vaced_cfg_error(c, e->line, "'%s' is below 1 ps", e->key);
     *ps = (vaced_time_t)(v + 0.5);
     return 0;
+}
+
+int vaced_parse_time(const struct vaced_cfg *c, const struct vaced_entry *e,
+                     vaced_time_t *ps)
+{
+    return parse_time_z(c, e, 0, ps);
+}
+
+int vaced_parse_time_or_zero(const struct vaced_cfg *c, const struct vaced_entry *e,
+                             vaced_time_t *ps)
+{
+    return parse_time_z(c, e, 1, ps);
 }
 
 int vaced_parse_size(const struct vaced_cfg *c, const struct vaced_entry *e,

@@ -131,6 +131,11 @@ int main(int argc, char **argv)
     printf("latency          l(h) = %.6g us + h x %.6g us\n", t->l0 / 1e6, t->lh / 1e6);
     printf("min latency      %.6g us (closest two nodes of the target)\n",
            vaced_target_min_latency(t) / 1e6);
+    if (t->l_node || t->o_send || t->o_recv) {
+        printf("same node        L(s, 0) = s / bmem + %.6g us (latency_same_node)\n", t->l_node / 1e6);
+        printf("overheads        %.6g us per message sent, %.6g us per message received\n",
+               t->o_send / 1e6, t->o_recv / 1e6);
+    }
     printf("eager threshold  %llu B\n", (unsigned long long) t->eager_threshold);
     printf("valid            yes\n");
     vaced_target_free(t);

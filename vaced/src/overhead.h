@@ -1,0 +1,16 @@
+/* Per-message software overheads (LogP's o_s and o_r) of the target, from
+ * its description's send_overhead and recv_overhead (0 by default: the
+ * paper's model, which has none).  events.c and deferred.c charge them;
+ * keeping them here keeps that charging to one call per site. */
+#ifndef VACED_OVERHEAD_H
+#define VACED_OVERHEAD_H
+
+#include "vtime.h"
+
+/* CPU time the sender spends on one protocol message to `dest` before it
+ * leaves (0 for a message to itself, which MPICH copies without a packet). */
+vaced_time_t vaced_send_overhead(int dest);
+/* CPU time the receiver spends on one protocol message it handles. */
+vaced_time_t vaced_recv_overhead(void);
+
+#endif
