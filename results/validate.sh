@@ -89,6 +89,16 @@ Options:
                         or more busy, wait until they keep fewer (sampled over
                         2 s from /proc/stat; default 0.5; 0: never wait), at
                         most --max-wait seconds (default 900)
+  --priority N          set the nice value of this session's scheduling autogroup
+                        (/proc/self/autogroup) to N, -20..19, for the run, then put
+                        it back: with autogroups the kernel shares the CPUs between
+                        sessions whatever a process's own nice value, so other
+                        sessions' builds stretch a real run's wall time (VACED's
+                        CPU-time predictions do not see that); a negative N lets
+                        them stretch it less (root only; default: leave it)
+  --estimator E         min or median: the statistic of the repetitions that RE
+                        compares (default min; both are reported, see
+                        results/validation-notes.md)
   --out DIR             where the CSV, report and plots go (default results/)
   -h, --help            this text
 
@@ -110,7 +120,7 @@ say() { echo "validate.sh: $*" >&2; }
 
 APPS=$ALL_APPS CLASSES=S,W REPS=5 CONFIGS=$ALL_CONFIGS
 CAL_ONLY=0 TARGET= NET_TARGET= ALT_TARGET= RATE=1gbit RECAL=0 APPEND=0 REPORT_ONLY=0 TMO=900 OUT=$RES
-QUIET_BELOW=0.5 MAX_WAIT=900
+QUIET_BELOW=0.5 MAX_WAIT=900 PRIO= ESTIMATOR=min
 while [[ $# -gt 0 ]]; do
     case $1 in
         -a|--apps) APPS=${2:?}; shift 2 ;;
@@ -129,11 +139,17 @@ while [[ $# -gt 0 ]]; do
         --quiet-below) QUIET_BELOW=${2:?}; shift 2 ;;
         --max-wait) MAX_WAIT=${2:?}; shift 2 ;;
         --out) OUT=$(realpath -m "${2:?}"); shift 2 ;;
+        --priority) PRIO=${2:?}; shift 2 ;;
+        --estimator) ESTIMATOR=${2:?}; shift 2 ;;
         -h|--help) usage; exit 0 ;;
         *) usage >&2; exit 2 ;;
     esac
 done
 [[ $REPS =~ ^[1-9][0-9]*$ ]] || die "--reps: a positive whole number, got '$REPS'"
+[[ $ESTIMATOR == min || $ESTIMATOR == median ]] || die "--estimator: min or median, got '$ESTIMATOR'"
+if [[ -n $PRIO ]]; then
+    [[ $PRIO =~ ^-?[0-9]+$ ]] && ((PRIO >= -20 && PRIO <= 19)) || die "--priority: -20..19, got '$PRIO'"
+fi
 IFS=, read -ra APP_LIST <<< "$APPS"
 IFS=, read -ra CLASS_LIST <<< "$CLASSES"
 IFS=, read -ra CONFIG_LIST <<< "$CONFIGS"
@@ -155,7 +171,7 @@ report() {
         apt-get install -y gnuplot-nox > "$WORK/apt-gnuplot.log" 2>&1 ||
             say "apt-get install gnuplot-nox failed (see $WORK/apt-gnuplot.log): no plots"
     }
-    python3 "$RES/lib/report.py" "$CSV" "$OUT"
+    python3 "$RES/lib/report.py" --estimator "$ESTIMATOR" "$CSV" "$OUT"
 }
 
 if [[ $REPORT_ONLY == 1 ]]; then
@@ -190,6 +206,7 @@ NETNS_STATE=$WORK/netns
 MPIEXEC_NET=()
 NETNS_PRE=()
 cleanup() {
+    restore_prio
     if [[ $NETNS_UP == 1 ]]; then
         if [[ $NETNS_KIND == tests/netns/lib.sh* ]]; then
             netns_cleanup || true
@@ -202,6 +219,19 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
+
+# --priority: the autogroup is the whole session's; its nice value is put
+# back by cleanup (every exit path)
+PRIO_OLD=
+restore_prio() { [[ -z $PRIO_OLD ]] || { echo "$PRIO_OLD" > /proc/self/autogroup 2> /dev/null || true; PRIO_OLD=; }; }
+if [[ -n $PRIO ]]; then
+    old=$(sed -n 's/.* nice \(-\{0,1\}[0-9]*\)$/\1/p' /proc/self/autogroup 2> /dev/null)
+    [[ -n $old && -w /proc/self/autogroup ]] && echo "$PRIO" > /proc/self/autogroup 2> /dev/null ||
+        die "--priority: cannot write /proc/self/autogroup (autogroups off, or not root)"
+    PRIO_OLD=$old
+    say "scheduling autogroup: $(cat /proc/self/autogroup) (was nice $old; put back at exit)"
+fi
+AUTOGROUP=$(cat /proc/self/autogroup 2> /dev/null || echo none)
 
 netns_setup() {
     [[ $(id -u) == 0 ]] || die "the netns configurations need root (ip netns, tc)"
@@ -477,6 +507,8 @@ fi
     echo "netns=$NETNS_KIND"
     echo "rate=$RATE"
     echo "command=$ORIG_CMD"
+    echo "autogroup=$AUTOGROUP"
+    echo "estimator=$ESTIMATOR"
 } > "$OUT/validation.$RUN_ID.meta"
 cleanup
 report
