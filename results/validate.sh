@@ -347,21 +347,9 @@ calibrate_here() {
             mv "$f.tmp" "$f"
         fi
         # the same measurements as two 1-core nodes 1 hop apart, without the
-        # overheads: the fitted per-message time c becomes the latency l(1)
-        # (bnet = bmem, so that t(s) = n c + 3 s/Bmem holds): a pure-latency
-        # model of the same ping-pong, to compare with the overheads
-        local c
-        c=$(sed -n 's/^#   c = \([0-9.]* [mun]*s\) .*/\1/p' "$f" | head -1)
-        [[ -n $c ]] || die "no fitted c in $f"
-        { echo "# here-2-lat: results/targets/here-2.topo with cores_per_node = 1 and no per-message"
-          echo "# overheads: the two cores as two 1-core nodes 1 hop apart, so that every message pays"
-          echo "# the measured per-message time c as a latency (latency below) and the model's"
-          echo "# one-way time is n c + 3 s/Bmem (bnet = bmem), which hop 0 without overheads cannot"
-          echo "# express.  Written by results/validate.sh."
-          sed -e 's/^cores_per_node  *= *2/cores_per_node  = 1/' -e 's/^name  *= *here-2/name            = here-2-lat/' \
-              -e "s/^latency  *= .*/latency         = $c/" \
-              -e '/^latency_same_node *=/d' -e '/^send_overhead *=/d' -e '/^recv_overhead *=/d' "$f"
-        } > "$RES/targets/here-2-lat.topo"
+        # overheads: a pure-latency model of the same ping-pong
+        "$RES/lib/latency-variant.sh" "$f" here-2-lat > "$RES/targets/here-2-lat.topo" ||
+            die "results/lib/latency-variant.sh failed on $f"
     fi
     echo "$f"
 }
