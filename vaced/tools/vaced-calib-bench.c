@@ -3,6 +3,7 @@
  * (install/vanilla/bin/mpicc), whose MPI_Wtime is the host's clock.
  *
  *   mpiexec -n P vaced-calib-bench [-t SECONDS] [-b BATCHES] pingpong|stream SIZE...
+ *   mpiexec -n 2 vaced-calib-bench [-t SECONDS] [-b BATCHES] pipeline COMPUTE_US...
  *
  * Rank 0 measures against each peer rank p = 1 .. P-1 in turn (with
  * P = 2: rank 1 only). vaced-calibrate places the peers on hosts at
@@ -18,6 +19,25 @@
  *   W distinct buffers, MPI_Waitall) and answers with a 0-byte message once
  *   the window is in; W = 64, or fewer so that W * SIZE <= 16 MiB (at
  *   least 1). The bandwidth is payload bytes per second.
+ *
+ * pipeline: the per-message CPU overheads (LogP's o_s and o_r): rank 0
+ *   computes for COMPUTE_US microseconds (a busy loop on MPI_Wtime), then
+ *   sends 8 bytes to rank 1 (MPI_Send); rank 1 receives them (MPI_Recv),
+ *   then computes as long; all repeated.  The two ranks run in step, a
+ *   message between two computations, as in a program's pipeline or halo
+ *   exchange (a stream of back-to-back messages costs less per message; a
+ *   receiver that waits long for each message, with other processes
+ *   running on its core meanwhile, more).  The thread CPU time inside each
+ *   MPI_Send (rank 0) and each MPI_Recv (rank 1) is then o_s and o_r: CPU
+ *   time does not grow when other processes take turns on the CPU, as wall
+ *   time does.  Rank 0's time per step less the compute (wall time; about
+ *   the larger of the two) is printed too.
+ *   (2 ranks only). One line per compute time:
+ *   pipeline compute_us=C peer=1 iters=N batches=B min_s=.. p10_s=.. median_s=.. mean_s=..
+ *            send_cpu_{min,p10,median,mean}_s=.. recv_cpu_{min,p10,median,mean}_s=..
+ *   with min, p10, median and mean over the batches of each batch's time
+ *   per step less the compute, and of its mean CPU time per send and per
+ *   receive.
  *
  * A "unit" is one size with one peer. First, for each unit: two warm-up
  * repetitions, then the repetition count of a batch is chosen so that a
@@ -43,6 +63,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 #define TAG 11
 #define MAXBATCH 1000
@@ -62,7 +83,9 @@ static void usage(const char *prog)
 {
     if (rank == 0)
         fprintf(stderr, "usage: %s [-t SECONDS] [-b BATCHES] pingpong|stream SIZE...\n"
-                "  (2 or more ranks: rank 0 against each other rank; SIZE in bytes)\n", prog);
+                "       %s [-t SECONDS] [-b BATCHES] pipeline COMPUTE_US...\n"
+                "  (2 or more ranks: rank 0 against each other rank; SIZE in bytes;\n"
+                "  pipeline: exactly 2 ranks)\n", prog, prog);
     MPI_Abort(MPI_COMM_WORLD, 2);
 }
 
@@ -105,6 +128,64 @@ static void windows(char **bufs, int size, int w, long n, MPI_Request *req, int 
     }
 }
 
+#define PIPE_BYTES 8
+
+static void spin_until(double t)
+{
+    while (MPI_Wtime() < t)
+        ;
+}
+
+static double cpu_now(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+    return t.tv_sec + 1e-9 * t.tv_nsec;
+}
+
+/* CPU time one pair of thread-clock reads adds to what they bracket: the
+ * median of back-to-back pairs. */
+static double cpu_read_cost(void)
+{
+    double d[63];
+    for (int i = 0; i < 63; i++) {
+        double a = cpu_now();
+        d[i] = cpu_now() - a;
+    }
+    qsort(d, 63, sizeof(double), cmp_double);
+    return d[31];
+}
+
+/* n pipeline steps: rank 0 computes compute_s, then sends; rank 1
+ * receives, then computes as long.  Returns the time per step less the compute (rank 0's clock,
+ * from its first send to its last), and in *cpu the thread CPU time per
+ * MPI_Send (rank 0) or per MPI_Recv (rank 1), less the clock reads. */
+static double pipeline(char *buf, double compute_s, long n, double *cpu)
+{
+    double t0 = 0, per = 0, in = 0, rc = cpu_read_cost();
+    for (long i = 0; i < n; i++) {
+        if (rank == 0) {
+            spin_until(MPI_Wtime() + compute_s);
+            if (i == 0)
+                t0 = MPI_Wtime();
+            double c0 = cpu_now();
+            MPI_Send(buf, PIPE_BYTES, MPI_BYTE, 1, TAG, MPI_COMM_WORLD);
+            in += cpu_now() - c0 - rc;
+        } else {
+            double c0 = cpu_now();
+            MPI_Recv(buf, PIPE_BYTES, MPI_BYTE, 0, TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            in += cpu_now() - c0 - rc;
+            spin_until(MPI_Wtime() + compute_s);
+        }
+    }
+    if (rank == 0 && n > 1)
+        per = (MPI_Wtime() - t0) / (n - 1) - compute_s;
+    if (cpu)
+        *cpu = in / n;
+    MPI_Bcast(&per, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    return per;
+}
+
 /* Round trips (pingpong) or windows (stream) per batch so that a batch
  * lasts about batch_s; rank 0 decides, both ranks use its choice. */
 static long choose_count(double unit_s, double batch_s)
@@ -116,6 +197,69 @@ static long choose_count(double unit_s, double batch_s)
     }
     MPI_Bcast(&n, 1, MPI_LONG, 0, MPI_COMM_WORLD);
     return n;
+}
+
+static void stats(double *v, int n, double out[4])
+{
+    double sum = 0;
+    for (int i = 0; i < n; i++)
+        sum += v[i];
+    qsort(v, n, sizeof(double), cmp_double);
+    out[0] = v[0];
+    out[1] = v[n / 10];
+    out[2] = v[n / 2];
+    out[3] = sum / n;
+}
+
+/* The pipeline mode: one line per compute time (microseconds). */
+static int pipeline_main(int n, char **us, double batch_s, int batches, long bytes)
+{
+    char *buf = calloc(bytes, 1);
+    double *t = malloc(sizeof(double) * n * batches), *sc = malloc(sizeof(double) * n * batches);
+    double *rcv = malloc(sizeof(double) * n * batches);
+    long *count = malloc(sizeof(long) * n);
+    pipeline(buf, 0, 100, NULL);                /* the connection, warm caches */
+    for (int i = 0; i < n; i++) {
+        double c = atol(us[i]) * 1e-6, best = 1e30;
+        for (int k = 0; k < 3; k++) {           /* a step's length, roughly */
+            double t0 = MPI_Wtime();
+            pipeline(buf, c, 20, NULL);
+            double d = (MPI_Wtime() - t0) / 20;
+            if (d < best)
+                best = d;
+        }
+        count[i] = choose_count(best, batch_s);
+        if (count[i] < 10)
+            count[i] = 10;
+    }
+    for (int b = 0; b < batches; b++)
+        for (int i = 0; i < n; i++) {
+            double c = atol(us[i]) * 1e-6, mine, both[2];
+            pipeline(buf, c, count[i] / 10 > 2 ? count[i] / 10 : 2, NULL);     /* warm-up */
+            t[i * batches + b] = pipeline(buf, c, count[i], &mine);
+            MPI_Gather(&mine, 1, MPI_DOUBLE, both, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+            sc[i * batches + b] = both[0];
+            rcv[i * batches + b] = both[1];
+        }
+    for (int i = 0; i < n && rank == 0; i++) {
+        double w[4], s[4], r[4];
+        stats(t + i * batches, batches, w);
+        stats(sc + i * batches, batches, s);
+        stats(rcv + i * batches, batches, r);
+        printf("pipeline compute_us=%ld peer=1 iters=%ld batches=%d min_s=%.9e p10_s=%.9e median_s=%.9e "
+               "mean_s=%.9e send_cpu_min_s=%.9e send_cpu_p10_s=%.9e send_cpu_median_s=%.9e "
+               "send_cpu_mean_s=%.9e recv_cpu_min_s=%.9e recv_cpu_p10_s=%.9e recv_cpu_median_s=%.9e "
+               "recv_cpu_mean_s=%.9e\n", atol(us[i]), count[i], batches, w[0], w[1], w[2], w[3],
+               s[0], s[1], s[2], s[3], r[0], r[1], r[2], r[3]);
+    }
+    fflush(stdout);
+    free(count);
+    free(t);
+    free(sc);
+    free(rcv);
+    free(buf);
+    MPI_Finalize();
+    return 0;
 }
 
 int main(int argc, char **argv)
@@ -138,19 +282,21 @@ int main(int argc, char **argv)
     }
     if (nranks < 2 || a + 1 >= argc || batch_s <= 0 || batches < 1 || batches > MAXBATCH)
         usage(argv[0]);
-    int stream = !strcmp(argv[a], "stream");
-    if (!stream && strcmp(argv[a], "pingpong"))
+    int stream = !strcmp(argv[a], "stream"), pipe = !strcmp(argv[a], "pipeline");
+    if ((!stream && !pipe && strcmp(argv[a], "pingpong")) || (pipe && nranks != 2))
         usage(argv[0]);
     a++;
     long maxsize = 0;
     for (int i = a; i < argc; i++) {
         char *end;
         long s = strtol(argv[i], &end, 10);
-        if (*end || s < 0 || s > (1L << 30))
+        if (*end || s < 0 || s > (pipe ? 1000000L : (1L << 30)))
             usage(argv[0]);
         if (s > maxsize)
             maxsize = s;
     }
+    if (pipe)
+        return pipeline_main(argc - a, argv + a, batch_s, batches, PIPE_BYTES);
     int nsizes = argc - a, npeers = nranks - 1, nunits = nsizes * npeers;
     int *size = malloc(sizeof(int) * nsizes);
     long *win = malloc(sizeof(long) * nsizes), *count = malloc(sizeof(long) * nunits);
