@@ -72,6 +72,8 @@ def failure_kind(status, output):
     text = "\n".join(output)
     if "Failed to build" in text:
         return "build failure"
+    if "HANG: no process of the job used CPU time" in text:
+        return "hang (no CPU time: deadlock, ended by the watchdog)"
     if "TIMED OUT" in text or "timed out" in text or "Timeout" in text and "uptime:" in text:
         return "timeout (hang)"
     rest = [l for l in output if l.strip() and not l.startswith("vaced: ")]

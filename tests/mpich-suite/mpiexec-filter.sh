@@ -28,6 +28,17 @@
 # appended to $MPICH_SUITE_DROPPED when it is set (run.sh counts them, to
 # show the patched library really ran).  The exit status is mpiexec's.
 # Used for both builds, so they are judged the same way.
+#
+# With MPICH_SUITE_STALL=S (run.sh's --stall, default 60; 0: off) a watchdog
+# ends the job when its processes (mpiexec's descendants other than Hydra's
+# proxies) have used no CPU time at all for S seconds: every process is
+# blocked, a deadlock, which would otherwise sit until the test's time limit
+# (180 s by default).  It prints
+#
+#   mpiexec-filter.sh: HANG: no process of the job used CPU time for 60 s (...); ended it
+#
+# so runtests fails the test.  A test that is merely slow uses CPU time and
+# runs to its own limit.
 set -uo pipefail
 
 if [ -z "${MPICH_SUITE_MPIEXEC:-}" ] || [ ! -x "$MPICH_SUITE_MPIEXEC" ]; then
@@ -35,7 +46,81 @@ if [ -z "${MPICH_SUITE_MPIEXEC:-}" ] || [ ! -x "$MPICH_SUITE_MPIEXEC" ]; then
     exit 127
 fi
 
-"$MPICH_SUITE_MPIEXEC" "$@" 2>&1 |
+stall=${MPICH_SUITE_STALL:-0}
+[[ $stall =~ ^[0-9]+$ ]] || stall=0
+
+# CPU ticks (utime + stime) used so far by the descendants of process $1,
+# Hydra's proxies left out; empty when it has none.
+job_ticks() {
+    local p stat rest total="" found=0
+    local -A parent=() comm=() ticks=()
+    for stat in /proc/[0-9]*/stat; do
+        p=${stat#/proc/}; p=${p%/stat}
+        { read -r rest <"$stat"; } 2>/dev/null || continue
+        comm[$p]=${rest#*(}; comm[$p]=${comm[$p]%)*}
+        rest=${rest##*) }               # state ppid ... (fields 3 on)
+        read -r -a f <<<"$rest"
+        parent[$p]=${f[1]}
+        ticks[$p]=$(( f[11] + f[12] ))
+    done
+    local -a queue=("$1")
+    total=0
+    while [ ${#queue[@]} -gt 0 ]; do
+        local q=${queue[0]}
+        queue=("${queue[@]:1}")
+        for p in "${!parent[@]}"; do
+            [ "${parent[$p]}" = "$q" ] || continue
+            queue+=("$p")
+            if [ "${comm[$p]}" != hydra_pmi_prox ]; then
+                total=$((total + ticks[$p]))
+                found=1
+            fi
+        done
+    done
+    [ $found -eq 1 ] && echo "$total"
+}
+
+# Ends the job whose mpiexec's pid is in file $1 once its processes have
+# used no CPU time for $stall seconds.
+watchdog() {
+    local pidfile=$1 mp="" t last="" idle=0 step=5
+    while [ -z "$mp" ]; do
+        sleep 1
+        mp=$(cat "$pidfile" 2>/dev/null)
+    done
+    while kill -0 "$mp" 2>/dev/null; do
+        sleep $step
+        t=$(job_ticks "$mp")
+        if [ -n "$t" ] && [ "$t" = "$last" ]; then
+            idle=$((idle + step))
+        else
+            idle=0
+            last=$t
+        fi
+        if [ $idle -ge "$stall" ]; then
+            echo "mpiexec-filter.sh: HANG: no process of the job used CPU time for $idle s (ticks $t); ended it"
+            echo hang >"$pidfile.hang"
+            kill -TERM "$mp" 2>/dev/null
+            sleep 10
+            kill -KILL "$mp" 2>/dev/null
+            return
+        fi
+    done
+}
+
+pidfile=""
+wd=""
+if [ "$stall" -gt 0 ]; then
+    pidfile=$(mktemp)
+    watchdog "$pidfile" &
+    wd=$!
+fi
+
+{
+    "$MPICH_SUITE_MPIEXEC" "$@" 2>&1 &
+    [ -n "$pidfile" ] && echo $! >"$pidfile"
+    wait $!
+} |
     awk -v dropped="${MPICH_SUITE_DROPPED:-/dev/null}" '
         function vaced_line(l) {
             return l ~ /^vaced: prediction [0-9.]+ s on target .* \([0-9]+ ranks; slowest rank [0-9]+: [^)]*\)( APPROXIMATE: not modelled: .*)?$/ ||
@@ -73,4 +158,12 @@ fi
             print line; fflush()
         }
         END { if (held != "") { print held; fflush() } }'
-exit "${PIPESTATUS[0]}"
+rc=${PIPESTATUS[0]}
+if [ -n "$wd" ]; then
+    kill "$wd" 2>/dev/null
+    wait "$wd" 2>/dev/null
+    # a job the watchdog ended fails, whatever mpiexec's status (124, as timeout(1))
+    [ -f "$pidfile.hang" ] && rc=124
+    rm -f "$pidfile" "$pidfile.hang"
+fi
+exit "$rc"

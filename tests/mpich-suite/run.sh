@@ -13,6 +13,9 @@
 #   --dirs A,B,...   only these directories of test/mpi (default: the full set below)
 #   --timeout S      per-test time limit for tests whose testlist line sets none (default 180;
 #                    60 with --subset, whose tests take at most a few seconds)
+#   --stall S        end a test whose processes have all used no CPU time for S seconds
+#                    (a deadlock; mpiexec-filter.sh's watchdog), instead of waiting for
+#                    its time limit (default 60; 0: off)
 #   --maxnp N        cap every test's process count at N (default: the testlists' counts)
 #   --target T       VACED_TARGET for the patched build (default paper-1024, 1024 cores)
 #   --out PREFIX     write PREFIX.md and PREFIX.csv (default results/mpich-suite for the
@@ -201,7 +204,7 @@ run_build() {
         t0=$(date +%s.%N)
         set +e
         (cd "$obj" && "${env[@]}" MPITEST_TIMEOUT="$timeout" MPICH_SUITE_MPIEXEC="$ROOT/install/$b/bin/mpiexec" \
-            MPICH_SUITE_DROPPED="$res/$f.dropped" \
+            MPICH_SUITE_DROPPED="$res/$f.dropped" MPICH_SUITE_STALL="$stall" \
             ./runtests -srcdir="$WORK/src" -tests="$list" -testdirs="$d" ${maxnp:+-maxnp=$maxnp} \
             -mpiexec="$WORK/mpiexec-filter.sh" -junitfile="$res/$f.junit.xml" >"$res/$f.log" 2>&1)
         rc=$?
@@ -221,6 +224,7 @@ parse_args() {
     subset=0
     dirs=""
     timeout=""
+    stall=60
     maxnp=""
     target=paper-1024
     out=""
@@ -236,6 +240,8 @@ parse_args() {
             --dirs=*) dirs=${1#*=} ;;
             --timeout) [ $# -ge 2 ] || die "--timeout needs seconds"; timeout=$2; shift ;;
             --timeout=*) timeout=${1#*=} ;;
+            --stall) [ $# -ge 2 ] || die "--stall needs seconds"; stall=$2; shift ;;
+            --stall=*) stall=${1#*=} ;;
             --maxnp) [ $# -ge 2 ] || die "--maxnp needs a number"; maxnp=$2; shift ;;
             --maxnp=*) maxnp=${1#*=} ;;
             --target) [ $# -ge 2 ] || die "--target needs a name"; target=$2; shift ;;
@@ -257,6 +263,7 @@ parse_args() {
     fi
     [ $subset -eq 1 ] && CONFIGURE_OPTS+=("${SUBSET_CONFIGURE_OPTS[@]}")
     [[ $timeout =~ ^[1-9][0-9]*$ ]] || die "--timeout wants a positive number of seconds, not '$timeout'"
+    [[ $stall =~ ^[0-9]+$ ]] || die "--stall wants seconds (0: off), not '$stall'"
     [[ -z $maxnp || $maxnp =~ ^[1-9][0-9]*$ ]] || die "--maxnp wants a positive number, not '$maxnp'"
     [[ $jobs =~ ^[1-9][0-9]*$ ]] || die "--jobs wants a positive number, not '$jobs'"
 
@@ -293,7 +300,8 @@ parse_args() {
     done
 }
 
-# What a build's results depend on, for --reuse-vanilla.
+# What a build's results depend on, for --reuse-vanilla.  Not --stall: the
+# watchdog only ends deadlocked jobs, which would fail at their time limit.
 run_key() {
     local lists=all
     [ $subset -eq 1 ] && lists="subset $(sha256sum <"$SUBSET_FILE" | cut -c1-16)"
@@ -346,7 +354,7 @@ main() {
         --diagnoses "$HERE/diagnoses.txt" \
         --settings "run: $mode, $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?'), $(nproc) cores" \
         --settings "MPICH 4.0.2 test/mpi, configured with ${CONFIGURE_OPTS[*]}; $lists_text; xfail tests not run" \
-        --settings "per-test timeout ${timeout} s unless the testlist sets one; process counts: ${maxnp:+at most $maxnp, else }the testlists'" \
+        --settings "per-test timeout ${timeout} s unless the testlist sets one; a test whose processes all used no CPU time for ${stall} s ended as a hang (0: off); process counts: ${maxnp:+at most $maxnp, else }the testlists'" \
         --settings "vaced run with VACED_TARGET=$target VACED_QUIET=${VACED_QUIET:-1}; both builds through mpiexec-filter.sh" \
         --settings "total time including configure and builds: ${elapsed} s (configure ${t_configure} s, building the test programs and their libraries ${t_build} s)" \
         ${reused:+--settings "$reused"} ${changed:+--settings "$changed"}
