@@ -248,18 +248,24 @@ def test_collectives(exe):
     count = 1024
     s = 8 * count
     target = os.path.join(SRC, "slow-net.topo")
+    round_time = eager_oneway(SLOW, s, 2)
     for p in (4, 8):
-        rc, out, err = run(p, [exe, str(count), "5"], target, algos)
+        rounds = p.bit_length() - 1
+        # host noise only adds CPU time: a run that misses is made once more
+        for attempt in (1, 2):
+            rc, out, err = run(p, [exe, str(count), "5"], target, algos)
+            if rc != 0:
+                break
+            reduce_local, localcopy = field(out, "reduce_local_s"), field(out, "localcopy_s")
+            pairs = [(field(out, "allreduce_s"), rounds * (round_time + reduce_local) + localcopy),
+                     (field(out, "alltoall_s"), (p - 1) * round_time + localcopy)]
+            if all(g is not None and abs(g - w) <= TOLERANCE * w for g, w in pairs):
+                break
         if not need(f"collectives {p} ranks run", rc, out, err):
             continue
         check(f"collectives {p} ranks: results are right", "result=ok" in out, out[-300:])
-        rounds = p.bit_length() - 1
-        reduce_local, localcopy = field(out, "reduce_local_s"), field(out, "localcopy_s")
-        round_time = eager_oneway(SLOW, s, 2)
-        near(f"MPI_Allreduce, recursive doubling, {p} ranks, {s} B",
-             field(out, "allreduce_s"), rounds * (round_time + reduce_local) + localcopy)
-        near(f"MPI_Alltoall, pairwise exchange, {p} ranks, {s} B",
-             field(out, "alltoall_s"), (p - 1) * round_time + localcopy)
+        near(f"MPI_Allreduce, recursive doubling, {p} ranks, {s} B", *pairs[0])
+        near(f"MPI_Alltoall, pairwise exchange, {p} ranks, {s} B", *pairs[1])
 
 
 def test_adversarial(exe):
