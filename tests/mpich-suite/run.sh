@@ -4,7 +4,7 @@
 # and a comparison of what each passes.  The patched build must pass every
 # test the unpatched one passes, with the same process counts.
 #
-#   tests/mpich-suite/run.sh                  the full chosen set (about TIME_FULL on 2 cores)
+#   tests/mpich-suite/run.sh                  the full chosen set (hours on 2 cores)
 #   tests/mpich-suite/run.sh --subset         the quick subset for CI (tests/mpich-suite/subset.txt)
 #   tests/mpich-suite/run.sh --dirs pt2pt,coll
 #
