@@ -212,9 +212,9 @@ if [ -n "$iters" ]; then
         fi
         read -r ok detail < <(awk -v v="$v" -v c="$closed" -v t="$tol" -v n="$iters" 'BEGIN {
             e = (v - c) / c; ok = (e <= t && -e <= t);
-            printf "%d (%.9f s, closed form %d x %.6f ms = %.9f s, %+.4f%%, %+.0f ns an iteration)\n",
+            printf "%d %.9f s, closed form %d x %.6f ms = %.9f s, %+.4f%%, %+.0f ns an iteration\n",
                    ok, v, n, c / n * 1e3, c, e * 100, (v - c) / n * 1e9 }')
-        check "$name equals the closed form within $(awk -v t="$tol" 'BEGIN {print t * 100}')%" "$ok" "$detail"
+        check "$name equals the closed form within $(awk -v t="$tol" 'BEGIN {print t * 100}')%" "$ok" "($detail)"
         eval "detail_$([ "${name#rank}" != "$name" ] && echo loop || echo pred)=\$detail"
     done
 fi
@@ -225,9 +225,10 @@ if [ $vanilla -eq 1 ]; then
     run vanilla
     vrc=$?
     set -e
+    vloop=$(sed -n 's/.* loop_s=\([^ ]*\).*/\1/p' "$WORK/vanilla.out")
     read -r vat10_0 vlast_0 vmax_0 _ < <(rss_figures "$WORK/vanilla.samples" 0)
     read -r vat10_1 vlast_1 vmax_1 _ < <(rss_figures "$WORK/vanilla.samples" 1)
-    echo "vanilla: exit $vrc, $(cat "$WORK/vanilla.wall") s; VmRSS rank 0 $vat10_0 -> $vlast_0 KiB (max $vmax_0), rank 1 $vat10_1 -> $vlast_1 KiB (max $vmax_1)"
+    echo "vanilla: exit $vrc, $(cat "$WORK/vanilla.wall") s (loop ${vloop:-?} s host time); VmRSS rank 0 $vat10_0 -> $vlast_0 KiB (max $vmax_0), rank 1 $vat10_1 -> $vlast_1 KiB (max $vmax_1)"
 fi
 
 if [ -n "$report" ]; then
@@ -238,8 +239,8 @@ if [ -n "$report" ]; then
         echo "| host wall time | $(cat "$WORK/vaced.wall") s |$([ $vanilla -eq 1 ] && echo " $(cat "$WORK/vanilla.wall") s |")"
         echo "| rank 0 VmRSS at 10% / last / max after 10% | $rss_at10_0 / $rss_last_0 / $rss_max_0 KiB |$([ $vanilla -eq 1 ] && echo " $vat10_0 / $vlast_0 / $vmax_0 KiB |")"
         echo "| rank 1 VmRSS at 10% / last / max after 10% | $rss_at10_1 / $rss_last_1 / $rss_max_1 KiB |$([ $vanilla -eq 1 ] && echo " $vat10_1 / $vlast_1 / $vmax_1 KiB |")"
-        echo "| rank 0's MPI_Wtime of the loop | ${detail_loop:-} |$([ $vanilla -eq 1 ] && echo ' (host time) |')"
-        echo "| prediction | ${detail_pred:-} | |"
+        echo "| rank 0's MPI_Wtime of the loop | ${detail_loop:-} |$([ $vanilla -eq 1 ] && echo " ${vloop:-?} s (host time) |")"
+        echo "| prediction | ${detail_pred:-} |$([ $vanilla -eq 1 ] && echo ' |')"
         echo
         echo "Samples (seconds since start, progress %, VmRSS rank 0, rank 1 in KiB), every 10% of the messages:"
         echo
