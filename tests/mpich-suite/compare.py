@@ -96,16 +96,33 @@ def read_times(path):
     return times
 
 
-def read_diagnoses(path):
-    notes = {}
-    if path and os.path.exists(path):
-        for line in open(path, encoding="utf-8"):
-            line = line.strip()
-            if not line or line.startswith("#") or " :: " not in line:
-                continue
-            tid, note = line.split(" :: ", 1)
-            notes[" ".join(tid.split())] = note.strip()
-    return notes
+class Diagnoses:
+    """diagnoses.txt: "test id :: note" for one test, or "re:REGEX :: note"
+    for every test whose "id | failure kind" (the vaced build's failure, as
+    the summary prints it) matches REGEX (Python re.search); an exact id
+    wins over patterns, the first matching pattern over later ones."""
+
+    def __init__(self, path):
+        self.exact, self.patterns = {}, []
+        if path and os.path.exists(path):
+            for line in open(path, encoding="utf-8"):
+                line = line.strip()
+                if not line or line.startswith("#") or " :: " not in line:
+                    continue
+                tid, note = line.split(" :: ", 1)
+                if tid.startswith("re:"):
+                    self.patterns.append((re.compile(tid[3:].strip()), note.strip()))
+                else:
+                    self.exact[" ".join(tid.split())] = note.strip()
+
+    def get(self, row):
+        if row["id"] in self.exact:
+            return self.exact[row["id"]]
+        key = f"{row['id']} | {row['vaced_kind']}"
+        for rx, note in self.patterns:
+            if rx.search(key):
+                return note
+        return None
 
 
 def fmt_s(x):
@@ -120,6 +137,7 @@ def main():
     ap.add_argument("--diagnoses", help="file of 'test id :: one-line diagnosis'")
     ap.add_argument("--title", default="MPICH test suite: patched (vaced) vs unpatched (vanilla)")
     ap.add_argument("--settings", action="append", default=[], help="a line for the settings list")
+    ap.add_argument("--append", help="a Markdown file appended to the summary (the analysis of known regressions)")
     args = ap.parse_args()
     dirs = [d for d in args.dirs.split(",") if d]
 
@@ -161,7 +179,7 @@ def main():
                          vanilla_s=sec["vanilla"], vaced_s=sec["vaced"],
                          vanilla_kind=kind["vanilla"], vaced_kind=kind["vaced"]))
 
-    notes = read_diagnoses(args.diagnoses)
+    notes = Diagnoses(args.diagnoses)
     per_dir = []
     for d in dirs:
         r = [x for x in rows if x["dir"] == d and x["verdict"] != "skipped"]
@@ -226,7 +244,7 @@ def main():
     for x in regressions:
         if x["dir"] in unrun:
             continue
-        note = notes.get(x["id"])
+        note = notes.get(x)
         print(f"  REGRESSION {x['id']}: vaced {x['vaced_kind']}" + (f"; {note}" if note else ""))
         out = results["vaced"].get(x["id"], (None, None, None, []))[3]
         for line in out[:4]:
@@ -285,19 +303,19 @@ def main():
         for x in regressions:
             if x["dir"] in unrun:
                 continue
-            note = notes.get(x["id"])
+            note = notes.get(x)
             f.write(f"- `{x['id']}`: {x['vaced_kind']}" + (f"; {note}" if note else "") + "\n")
         f.write(f"\n## Pass on vaced only ({len(vaced_only)})\n\n")
         if not vaced_only:
             f.write("None.\n")
         for x in vaced_only:
-            note = notes.get(x["id"])
+            note = notes.get(x)
             f.write(f"- `{x['id']}` (vanilla: {x['vanilla']})" + (f": {note}" if note else "") + "\n")
         f.write(f"\n## Fail on both builds ({len(both_fail)})\n\n")
         if not both_fail:
             f.write("None.\n")
         for x in both_fail:
-            note = notes.get(x["id"])
+            note = notes.get(x)
             f.write(f"- `{x['id']}`: vanilla {x['vanilla_kind']}, vaced {x['vaced_kind']}" +
                     (f"; {note}" if note else "") + "\n")
         not_run = [(p["dir"], b) for p in per_dir for b in BUILDS if p[f"rc_{b}"] is None]
@@ -305,6 +323,8 @@ def main():
             f.write("\n## Not run\n\n")
             for d, b in not_run:
                 f.write(f"- {d} on {b}\n")
+        if args.append and os.path.exists(args.append):
+            f.write("\n" + open(args.append, encoding="utf-8").read())
 
     print(f"vaced prediction lines dropped by mpiexec-filter.sh: vaced {dropped['vaced']}, vanilla {dropped['vanilla']};"
           f" approximate-prediction warnings: vaced {warned['vaced']}, vanilla {warned['vanilla']}")
