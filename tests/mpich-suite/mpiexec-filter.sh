@@ -81,9 +81,11 @@ job_ticks() {
 }
 
 # Ends the job whose mpiexec's pid is in file $1 once its processes have
-# used no CPU time for $stall seconds.
+# used no CPU time for $stall seconds, and says so in $1.hang.  It runs with
+# its output away from runtests' pipe: a sleep of it left behind when the
+# filter ends must not hold the pipe open (runtests reads to its end).
 watchdog() {
-    local pidfile=$1 mp="" t last="" idle=0 step=5
+    local pidfile=$1 mp="" t last="" idle=0 step=2
     while [ -z "$mp" ]; do
         sleep 1
         mp=$(cat "$pidfile" 2>/dev/null)
@@ -98,8 +100,8 @@ watchdog() {
             last=$t
         fi
         if [ $idle -ge "$stall" ]; then
-            echo "mpiexec-filter.sh: HANG: no process of the job used CPU time for $idle s (ticks $t); ended it"
-            echo hang >"$pidfile.hang"
+            echo "mpiexec-filter.sh: HANG: no process of the job used CPU time for $idle s (ticks $t); ended it" \
+                >"$pidfile.hang"
             kill -TERM "$mp" 2>/dev/null
             sleep 10
             kill -KILL "$mp" 2>/dev/null
@@ -112,7 +114,7 @@ pidfile=""
 wd=""
 if [ "$stall" -gt 0 ]; then
     pidfile=$(mktemp)
-    watchdog "$pidfile" &
+    watchdog "$pidfile" </dev/null >/dev/null 2>&1 &
     wd=$!
 fi
 
@@ -163,7 +165,10 @@ if [ -n "$wd" ]; then
     kill "$wd" 2>/dev/null
     wait "$wd" 2>/dev/null
     # a job the watchdog ended fails, whatever mpiexec's status (124, as timeout(1))
-    [ -f "$pidfile.hang" ] && rc=124
+    if [ -f "$pidfile.hang" ]; then
+        cat "$pidfile.hang"
+        rc=124
+    fi
     rm -f "$pidfile" "$pidfile.hang"
 fi
 exit "$rc"
