@@ -26,6 +26,17 @@
  *              receives: rank 2's completes first on the target.
  *   waitany-early  the same, but rank 0 waits at once: rank 1's message is on
  *              the host, rank 2's not yet; Waitany waits for rank 2's bound.
+ *   irecv-early  the same senders; rank 0 posts two MPI_Irecv(MPI_ANY_SOURCE)
+ *              at once and waits for each: the first gets rank 2's message
+ *              (held until rank 2's arrives: rank 1's reached the host first).
+ *   irecv-order-early  rank 0 posts MPI_Irecv(MPI_ANY_SOURCE), then
+ *              MPI_Irecv from rank 1: rank 1's message, first on the host,
+ *              must not go to the later receive while the wildcard could
+ *              take it; the wildcard gets rank 2's, the other rank 1's.
+ *   irecv-test-early  MPI_Irecv(MPI_ANY_SOURCE) polled with MPI_Test, then
+ *              MPI_Recv(MPI_ANY_SOURCE).
+ *   irecv-cancel-early  an MPI_Irecv(MPI_ANY_SOURCE) of another tag is
+ *              held, then cancelled (prints cancelled=1); then as wildcard.
  *   late       rank 1 computes ~20 ms then sends to 0; rank 0 sleeps, so the
  *              message is on the host long before its receive is posted,
  *              which on the target is long before the message arrives.
@@ -81,6 +92,47 @@ static void sleep_s(double s)
 
 /* Rank 1 computes then sends to rank 0 (tag 1); rank 2 waits first (on
  * rank 0, or on rank 1 which waits on rank 0) and sends to rank 0 after. */
+/* Rank 0 of the irecv-* cases: two receives of tag 1 (see the top). */
+static void irecv_wildcards(const char *mode, double t_post)
+{
+    MPI_Request r[2];
+    MPI_Status st;
+    int src[2], cancelled = -1, tests = 0;
+    double t[2];
+
+    if (!strcmp(mode, "irecv-cancel-early")) {
+        MPI_Request c;
+        MPI_Irecv(buf2, 1, MPI_BYTE, MPI_ANY_SOURCE, 77, MPI_COMM_WORLD, &c);
+        MPI_Cancel(&c);
+        MPI_Wait(&c, &st);
+        MPI_Test_cancelled(&st, &cancelled);
+    }
+    if (!strcmp(mode, "irecv-test-early")) {
+        int flag = 0;
+        MPI_Irecv(buf, msg_bytes, MPI_BYTE, MPI_ANY_SOURCE, 1, MPI_COMM_WORLD, &r[0]);
+        while (!flag) {
+            MPI_Test(&r[0], &flag, &st);
+            tests++;
+        }
+        t[0] = MPI_Wtime();
+        src[0] = st.MPI_SOURCE;
+        MPI_Recv(buf, msg_bytes, MPI_BYTE, MPI_ANY_SOURCE, 1, MPI_COMM_WORLD, &st);
+        t[1] = MPI_Wtime();
+        src[1] = st.MPI_SOURCE;
+    } else {
+        int second_from = !strcmp(mode, "irecv-order-early") ? 1 : MPI_ANY_SOURCE;
+        MPI_Irecv(buf, msg_bytes, MPI_BYTE, MPI_ANY_SOURCE, 1, MPI_COMM_WORLD, &r[0]);
+        MPI_Irecv(buf2, msg_bytes, MPI_BYTE, second_from, 1, MPI_COMM_WORLD, &r[1]);
+        for (int i = 0; i < 2; i++) {
+            MPI_Wait(&r[i], &st);
+            t[i] = MPI_Wtime();
+            src[i] = st.MPI_SOURCE;
+        }
+    }
+    printf("rank=0 t_post=%.9f first=%d t_first=%.9f second=%d t_second=%.9f cancelled=%d tests=%d\n",
+           t_post, src[0], t[0], src[1], t[1], cancelled, tests);
+}
+
 static void chains(int rank, const char *mode)
 {
     int via_1 = strcmp(mode, "wildcard-blocked") != 0;
@@ -206,7 +258,8 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 0;
     }
-    int two_senders = strstr(mode, "waitany") || strstr(mode, "wildcard") || strstr(mode, "probe");
+    int two_senders = strstr(mode, "waitany") || strstr(mode, "wildcard") || strstr(mode, "probe") ||
+        strstr(mode, "irecv");
     if (rank == 1) {
         burn_cpu(0.02);                         /* late on the target, early on the host */
         double t = MPI_Wtime();
@@ -232,6 +285,8 @@ int main(int argc, char **argv)
             }
             printf("rank=0 t_post=%.9f first=%d t_first=%.9f second=%d t_second=%.9f\n", t_post,
                    src[0], t[0], src[1], t[1]);
+        } else if (!strncmp(mode, "irecv", 5)) {
+            irecv_wildcards(mode, t_post);
         } else if (strstr(mode, "wildcard")) {
             MPI_Recv(buf, msg_bytes, MPI_BYTE, MPI_ANY_SOURCE, 1, MPI_COMM_WORLD, &st);
             double t1 = MPI_Wtime();

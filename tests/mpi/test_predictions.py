@@ -271,7 +271,8 @@ def test_collectives(exe):
 def test_adversarial(exe):
     """Host order opposite to target order (sleeps cost no CPU time)."""
     target = os.path.join(SRC, "slow-net.topo")
-    two = ("wildcard", "wildcard-early", "probe-early", "waitany", "waitany-early")
+    two = ("wildcard", "wildcard-early", "probe-early", "waitany", "waitany-early", "irecv-early",
+           "irecv-order-early", "irecv-test-early", "irecv-cancel-early")
     cases = [(m, 1024) for m in two + ("late", "test")] + [(m, 200000) for m in two]
     for mode, s in cases:
         # received: eager, one-way plus the receive copy; rendezvous, REQ,
@@ -298,6 +299,8 @@ def test_adversarial(exe):
                   field(r0, "first") == 2 and field(r0, "second") == 1, r0)
             near(f"{mode}: first completion at rank 2's target arrival", field(r0, "t_first"), done2, 0.01)
             near(f"{mode}: second completion at rank 1's target arrival", field(r0, "t_second"), done1, 0.01)
+            if mode.startswith("irecv-cancel"):
+                check(f"{mode}: the held wildcard receive is cancelled", field(r0, "cancelled") == 1, r0)
         elif mode == "late":
             near("late: a receive posted (on the host) long after its message waits for the target arrival",
                  field(r0, "t_recv"), done1, 0.01)

@@ -169,6 +169,31 @@ static void test_events(struct vaced_target *t)
     CHECK_NEAR_I64(vaced_recv_found(US(90), 6380), US(100) + US(1), tol);
     CHECK_NEAR_I64(vaced_now(), US(100) + US(1), tol);
 
+    /* a receive posted at 100 us and matched only at 300 us (a wildcard
+     * held until its first message was proven), one wait [150, 160] since:
+     * it answers as the target would have, at the post for an arrival
+     * before it, else when a progress point handled the arrival */
+    start(t, 0);
+    vaced_waits_record(&vaced_st.waits, US(150), US(160));
+    vaced_st.tv = US(300);
+    vaced_respond_begin_at(US(70), US(100));
+    ta = vaced_send_stamp(1, 0, 0, NULL);
+    vaced_respond_end();
+    CHECK_NEAR_I64(ta, US(100) + US(16.8), tol);
+    vaced_respond_begin_at(US(155), US(100));  /* during the wait */
+    ta = vaced_send_stamp(1, 0, 0, NULL);
+    vaced_respond_end();
+    CHECK_NEAR_I64(ta, US(155) + US(16.8), tol);
+    vaced_respond_begin_at(US(120), US(100));  /* during computation: the wait's start */
+    ta = vaced_send_stamp(1, 0, 0, NULL);
+    vaced_respond_end();
+    CHECK_NEAR_I64(ta, US(150) + US(16.8), tol);
+    CHECK_NEAR_I64(vaced_recv_found_at(US(90), 6380, US(100)), US(100) + US(1), tol);
+    CHECK_EQ_I64(vaced_recv_found_at(US(120), 6380, US(100)), VACED_TIME_UNSET);
+    CHECK_NEAR_I64(vaced_now(), US(300), tol);  /* the copy ended the post, long ago */
+    start(t, 0);
+    vaced_st.tv = US(100) + US(1);
+
     /* completions found without a wait move tV forward, never back */
     vaced_complete_now(US(50));
     CHECK_NEAR_I64(vaced_now(), US(100) + US(1), tol);

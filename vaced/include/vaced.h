@@ -112,6 +112,11 @@ void vaced_handle_end(void);
  * vaced_respond_begin() was. */
 void vaced_respond_begin(vaced_time_t ta);
 void vaced_respond_end(void);
+/* The same for a receive posted earlier, at target time `post`, that the
+ * host matches only now (a wildcard held until its message was proven the
+ * target's first): it answers at `post` a message that had arrived by then,
+ * else at the progress point that handles the arrival. */
+void vaced_respond_begin_at(vaced_time_t ta, vaced_time_t post);
 
 /* Completion time of a receive whose DATA (bytes) arrives at `ta`:
  * the handling time of `ta` plus the copy to the user buffer. */
@@ -122,6 +127,10 @@ vaced_time_t vaced_recv_done(vaced_time_t ta, uint64_t bytes);
  * tV; returns the completion time, or VACED_TIME_UNSET when it arrives
  * later and the receive completes in a later wait. */
 vaced_time_t vaced_recv_found(vaced_time_t ta, uint64_t bytes);
+/* The same for a receive posted at `post` and matched later: the copy of
+ * DATA that had arrived by `post` ended the post on the target; tV, which
+ * has moved on, is not charged again. */
+vaced_time_t vaced_recv_found_at(vaced_time_t ta, uint64_t bytes, vaced_time_t post);
 
 /* --- The early queue ---------------------------------------------------- */
 

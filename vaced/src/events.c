@@ -60,15 +60,28 @@ void vaced_handle_end(void)
     vaced_activity_end();
 }
 
-void vaced_respond_begin(vaced_time_t ta)
+void vaced_respond_begin_at(vaced_time_t ta, vaced_time_t post)
 {
     if (!vaced_running)
         return;
     vaced_activity_begin();
     struct vaced_waits *w = &vaced_st.waits;
+    if (post == VACED_TIME_UNSET)
+        post = vaced_st.tv;
     w->responding = w->handling = 1;
-    w->handle_ts = ta == VACED_TIME_UNSET ? vaced_st.tv
-                                          : vaced_time_max(vaced_st.tv, ta) + vaced_recv_overhead();
+    /* An arrival after the post is answered by the progress point that
+     * handles it (the arrival itself when that is now or later). */
+    if (ta == VACED_TIME_UNSET)
+        w->handle_ts = post;
+    else if (ta <= post)
+        w->handle_ts = post + vaced_recv_overhead();
+    else
+        w->handle_ts = vaced_waits_handle_time(w, progress_start(), ta) + vaced_recv_overhead();
+}
+
+void vaced_respond_begin(vaced_time_t ta)
+{
+    vaced_respond_begin_at(ta, VACED_TIME_UNSET);
 }
 
 void vaced_respond_end(void)
@@ -88,12 +101,24 @@ vaced_time_t vaced_recv_done(vaced_time_t ta, uint64_t bytes)
         vaced_copy_time(bytes);
 }
 
+vaced_time_t vaced_recv_found_at(vaced_time_t ta, uint64_t bytes, vaced_time_t post)
+{
+    if (!vaced_running || ta == VACED_TIME_UNSET)
+        return VACED_TIME_UNSET;
+    int now = post == VACED_TIME_UNSET;
+    if (now)
+        post = vaced_st.tv;
+    if (ta > post)
+        return VACED_TIME_UNSET;
+    vaced_time_t done = post + vaced_recv_overhead() + vaced_copy_time(bytes);     /* ADR: E_DR^end */
+    if (now)
+        vaced_st.tv = done;
+    return done;
+}
+
 vaced_time_t vaced_recv_found(vaced_time_t ta, uint64_t bytes)
 {
-    if (!vaced_running || ta == VACED_TIME_UNSET || ta > vaced_st.tv)
-        return VACED_TIME_UNSET;
-    vaced_st.tv += vaced_recv_overhead() + vaced_copy_time(bytes);      /* ADR: E_DR^end */
-    return vaced_st.tv;
+    return vaced_recv_found_at(ta, bytes, VACED_TIME_UNSET);
 }
 
 void vaced_wait_begin(void)
