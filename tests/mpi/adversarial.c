@@ -37,6 +37,12 @@
  *              MPI_Recv(MPI_ANY_SOURCE).
  *   irecv-cancel-early  an MPI_Irecv(MPI_ANY_SOURCE) of another tag is
  *              held, then cancelled (prints cancelled=1); then as wildcard.
+ *   test-late-early  rank 0 polls MPI_Test on a receive from rank 2, which
+ *              sleeps on the host: the loop must end at rank 2's target
+ *              arrival, not spin its host sleep into target time; then it
+ *              receives rank 1's message.
+ *   iprobe-early  rank 0 polls MPI_Iprobe(MPI_ANY_SOURCE) and receives what
+ *              it finds, twice: rank 2's message first.
  *   late       rank 1 computes ~20 ms then sends to 0; rank 0 sleeps, so the
  *              message is on the host long before its receive is posted,
  *              which on the target is long before the message arrives.
@@ -131,6 +137,37 @@ static void irecv_wildcards(const char *mode, double t_post)
     }
     printf("rank=0 t_post=%.9f first=%d t_first=%.9f second=%d t_second=%.9f cancelled=%d tests=%d\n",
            t_post, src[0], t[0], src[1], t[1], cancelled, tests);
+}
+
+/* Rank 0 of test-late-early and iprobe-early (see the top). */
+static void polling(const char *mode, double t_post)
+{
+    MPI_Status st;
+    int src[2], polls = 0;
+    double t[2];
+
+    for (int i = 0; i < 2; i++) {
+        int flag = 0;
+        if (!strcmp(mode, "iprobe-early")) {
+            while (!flag) {
+                MPI_Iprobe(MPI_ANY_SOURCE, 1, MPI_COMM_WORLD, &flag, &st);
+                polls++;
+            }
+            MPI_Recv(buf, msg_bytes, MPI_BYTE, st.MPI_SOURCE, 1, MPI_COMM_WORLD, &st);
+        } else if (i == 0) {
+            MPI_Request r;
+            MPI_Irecv(buf, msg_bytes, MPI_BYTE, 2, 1, MPI_COMM_WORLD, &r);
+            while (!flag) {
+                MPI_Test(&r, &flag, &st);
+                polls++;
+            }
+        } else
+            MPI_Recv(buf, msg_bytes, MPI_BYTE, 1, 1, MPI_COMM_WORLD, &st);
+        t[i] = MPI_Wtime();
+        src[i] = st.MPI_SOURCE;
+    }
+    printf("rank=0 t_post=%.9f first=%d t_first=%.9f second=%d t_second=%.9f polls=%d\n", t_post,
+           src[0], t[0], src[1], t[1], polls);
 }
 
 static void chains(int rank, const char *mode)
@@ -259,7 +296,7 @@ int main(int argc, char **argv)
         return 0;
     }
     int two_senders = strstr(mode, "waitany") || strstr(mode, "wildcard") || strstr(mode, "probe") ||
-        strstr(mode, "irecv");
+        strstr(mode, "irecv") || strstr(mode, "-late-") || strstr(mode, "iprobe");
     if (rank == 1) {
         burn_cpu(0.02);                         /* late on the target, early on the host */
         double t = MPI_Wtime();
@@ -287,6 +324,8 @@ int main(int argc, char **argv)
                    src[0], t[0], src[1], t[1]);
         } else if (!strncmp(mode, "irecv", 5)) {
             irecv_wildcards(mode, t_post);
+        } else if (!strcmp(mode, "test-late-early") || !strcmp(mode, "iprobe-early")) {
+            polling(mode, t_post);
         } else if (strstr(mode, "wildcard")) {
             MPI_Recv(buf, msg_bytes, MPI_BYTE, MPI_ANY_SOURCE, 1, MPI_COMM_WORLD, &st);
             double t1 = MPI_Wtime();
