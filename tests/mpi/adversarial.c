@@ -43,6 +43,8 @@
  *              receives rank 1's message.
  *   iprobe-early  rank 0 polls MPI_Iprobe(MPI_ANY_SOURCE) and receives what
  *              it finds, twice: rank 2's message first.
+ *   mprobe-early, improbe-early  the same with MPI_Mprobe (blocking) and a
+ *              polling MPI_Improbe, each followed by MPI_Mrecv.
  *   late       rank 1 computes ~20 ms then sends to 0; rank 0 sleeps, so the
  *              message is on the host long before its receive is posted,
  *              which on the target is long before the message arrives.
@@ -154,6 +156,16 @@ static void polling(const char *mode, double t_post)
                 polls++;
             }
             MPI_Recv(buf, msg_bytes, MPI_BYTE, st.MPI_SOURCE, 1, MPI_COMM_WORLD, &st);
+        } else if (strstr(mode, "mprobe")) {
+            MPI_Message m;
+            if (!strcmp(mode, "mprobe-early"))
+                MPI_Mprobe(MPI_ANY_SOURCE, 1, MPI_COMM_WORLD, &m, &st);
+            else
+                while (!flag) {
+                    MPI_Improbe(MPI_ANY_SOURCE, 1, MPI_COMM_WORLD, &flag, &m, &st);
+                    polls++;
+                }
+            MPI_Mrecv(buf, msg_bytes, MPI_BYTE, &m, &st);
         } else if (i == 0) {
             MPI_Request r;
             MPI_Irecv(buf, msg_bytes, MPI_BYTE, 2, 1, MPI_COMM_WORLD, &r);
@@ -296,7 +308,7 @@ int main(int argc, char **argv)
         return 0;
     }
     int two_senders = strstr(mode, "waitany") || strstr(mode, "wildcard") || strstr(mode, "probe") ||
-        strstr(mode, "irecv") || strstr(mode, "-late-") || strstr(mode, "iprobe");
+        strstr(mode, "irecv") || strstr(mode, "-late-") || strstr(mode, "probe");
     if (rank == 1) {
         burn_cpu(0.02);                         /* late on the target, early on the host */
         double t = MPI_Wtime();
@@ -324,7 +336,8 @@ int main(int argc, char **argv)
                    src[0], t[0], src[1], t[1]);
         } else if (!strncmp(mode, "irecv", 5)) {
             irecv_wildcards(mode, t_post);
-        } else if (!strcmp(mode, "test-late-early") || !strcmp(mode, "iprobe-early")) {
+        } else if (!strcmp(mode, "test-late-early") || !strcmp(mode, "iprobe-early") ||
+                   !strcmp(mode, "mprobe-early") || !strcmp(mode, "improbe-early")) {
             polling(mode, t_post);
         } else if (strstr(mode, "wildcard")) {
             MPI_Recv(buf, msg_bytes, MPI_BYTE, MPI_ANY_SOURCE, 1, MPI_COMM_WORLD, &st);
