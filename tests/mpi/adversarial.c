@@ -41,6 +41,7 @@
  *              sleeps on the host: the loop must end at rank 2's target
  *              arrival, not spin its host sleep into target time; then it
  *              receives rank 1's message.
+ *   testany-late-early  the same with MPI_Testany.
  *   iprobe-early  rank 0 polls MPI_Iprobe(MPI_ANY_SOURCE) and receives what
  *              it finds, twice: rank 2's message first.
  *   mprobe-early, improbe-early  the same with MPI_Mprobe (blocking) and a
@@ -170,7 +171,11 @@ static void polling(const char *mode, double t_post)
             MPI_Request r;
             MPI_Irecv(buf, msg_bytes, MPI_BYTE, 2, 1, MPI_COMM_WORLD, &r);
             while (!flag) {
-                MPI_Test(&r, &flag, &st);
+                int idx;
+                if (!strcmp(mode, "testany-late-early"))
+                    MPI_Testany(1, &r, &idx, &flag, &st);
+                else
+                    MPI_Test(&r, &flag, &st);
                 polls++;
             }
         } else
@@ -336,7 +341,7 @@ int main(int argc, char **argv)
                    src[0], t[0], src[1], t[1]);
         } else if (!strncmp(mode, "irecv", 5)) {
             irecv_wildcards(mode, t_post);
-        } else if (!strcmp(mode, "test-late-early") || !strcmp(mode, "iprobe-early") ||
+        } else if (strstr(mode, "-late-early") || !strcmp(mode, "iprobe-early") ||
                    !strcmp(mode, "mprobe-early") || !strcmp(mode, "improbe-early")) {
             polling(mode, t_post);
         } else if (strstr(mode, "wildcard")) {

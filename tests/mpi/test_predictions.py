@@ -287,7 +287,7 @@ def test_adversarial(exe):
     """Host order opposite to target order (sleeps cost no CPU time)."""
     target = os.path.join(SRC, "slow-net.topo")
     two = ("wildcard", "wildcard-early", "probe-early", "waitany", "waitany-early", "irecv-early",
-           "irecv-order-early", "irecv-test-early", "irecv-cancel-early", "test-late-early", "iprobe-early",
+           "irecv-order-early", "irecv-test-early", "irecv-cancel-early", "test-late-early", "testany-late-early", "iprobe-early",
            "mprobe-early", "improbe-early")
     cases = [(m, 1024) for m in two + ("late", "test")] + [(m, 200000) for m in two]
     for mode, s in cases:

@@ -289,6 +289,38 @@ static void test_early_queue(struct vaced_target *t)
     vaced_free_deferred();
 }
 
+/* Spends `ms` of this thread's CPU time. */
+static void burn_ms(double ms)
+{
+    int64_t until = vaced_cputime_ns() + (int64_t) (ms * 1e6);
+    volatile double x = 1;
+    while (vaced_cputime_ns() < until)
+        x = x * 1.0000001 + 1e-9;
+}
+
+/* A test that finds nothing counts its CPU time as computation (the program
+ * chose to poll), except what went into the simulator's bound protocol
+ * before vaced_test_restart(): 2 ms of that, then 1 ms of polling. */
+static void test_polling_cost(struct vaced_target *t)
+{
+    vaced_time_t counted[2];
+    for (int restart = 0; restart < 2; restart++) {
+        start(t, 0);
+        vaced_st.read_cost_ns = 0;
+        vaced_st.t1_ns = vaced_cputime_ns();
+        vaced_activity_begin();
+        burn_ms(2);
+        if (restart)
+            vaced_test_restart();
+        burn_ms(1);
+        vaced_test_failed();
+        vaced_activity_end();
+        counted[restart] = vaced_now();
+    }
+    CHECK(counted[0] >= US(2900) && counted[0] < US(6000));    /* all of it (noise only adds) */
+    CHECK(counted[1] >= US(950) && counted[1] < US(2000));     /* the polling only */
+}
+
 int main(int argc, char **argv)
 {
     char path[4096], err[512];
@@ -298,6 +330,7 @@ int main(int argc, char **argv)
     if (CHECK(vaced_target_load(path, 16, &t, err, sizeof err) == 0)) {
         test_events(t);
         test_early_queue(t);
+        test_polling_cost(t);
         vaced_target_free(t);
     } else {
         printf("cannot load %s: %s\n", path, err);

@@ -73,6 +73,12 @@ void vaced_test_failed(void)
         vaced_st.test_failed = 1;
 }
 
+void vaced_test_restart(void)
+{
+    if (vaced_running && vaced_st.depth > 0)
+        vaced_st.t2_ns = vaced_cputime_ns();
+}
+
 vaced_time_t vaced_now(void)
 {
     return vaced_st.tv;
