@@ -208,6 +208,26 @@ static void test_answerer(void)
     vaced_st.ended = 0;
 }
 
+/* MPI called from several threads: no bound protocol (host order), and
+ * tests see every completion at once. */
+static void test_threads(void)
+{
+    int peers[4] = { 0, 1, 2, 3 };
+
+    int running = vaced_running;
+
+    vaced_running = 1;
+    nsent = 0;
+    vaced_st.unmodelled |= VACED_UNMODELLED_THREADS;
+    vaced_wildcard_begin();
+    CHECK_EQ_I64(vaced_wildcard_check(US(100), 4, peers, NULL), VACED_WILD_SAFE);
+    CHECK_EQ_I64(nsent, 0);
+    CHECK_EQ_I64(vaced_horizon(), INT64_MAX);
+    vaced_st.unmodelled = 0;
+    CHECK_EQ_I64(vaced_horizon(), vaced_st.tv);
+    vaced_running = running;
+}
+
 int main(int argc, char **argv)
 {
     char path[4096], err[512];
@@ -223,6 +243,7 @@ int main(int argc, char **argv)
     test_direct();
     test_chains();
     test_answerer();
+    test_threads();
     vaced_bounds_free();
     vaced_target_free(vaced_st.target);
     return CHECK_REPORT();

@@ -285,7 +285,8 @@ int vaced_wildcard_check(vaced_time_t ta, int n, const int *peers, const unsigne
 {
     int waiting = 0, undecidable = 0;
 
-    if (!vaced_running || !ensure_arrays())
+    /* several threads: no blocked state is meaningful (see vaced_horizon) */
+    if (!vaced_running || (vaced_st.unmodelled & VACED_UNMODELLED_THREADS) || !ensure_arrays())
         return VACED_WILD_SAFE;
     for (int i = 0; i < n; i++) {
         int p = peers[i];

@@ -84,9 +84,14 @@ vaced_time_t vaced_now(void)
     return vaced_st.tv;
 }
 
+/* With MPI called from several threads (above MPI_THREAD_FUNNELED), one
+ * clock cannot order the threads' calls: tests and probes answer as on the
+ * host (the prediction is marked approximate), since waiting for a target
+ * time that the threads' mixed clocks may never reach would livelock. */
 vaced_time_t vaced_horizon(void)
 {
-    return vaced_running ? vaced_st.tv : INT64_MAX;
+    return vaced_running && !(vaced_st.unmodelled & VACED_UNMODELLED_THREADS) ? vaced_st.tv
+                                                                             : INT64_MAX;
 }
 
 double vaced_wtime(void)
