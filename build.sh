@@ -168,6 +168,8 @@ build_vaced() {
     configure_and_install vaced "$BUILD/vaced-src" "$obj" "$prefix" \
         "MPICHLIB_CPPFLAGS=-I$ROOT/vaced/include"
     echo "$want" >"$prefix/.vaced-stamp"
+    # Reports (e.g. the MPICH suite's) name the commit the install came from.
+    git -C "$ROOT" describe --always --dirty >"$prefix/.vaced-commit" 2>/dev/null || echo '?' >"$prefix/.vaced-commit"
     say "vaced: installed in $prefix"
 }
 

@@ -354,7 +354,7 @@ main() {
     python3 "$HERE/compare.py" --results "$WORK/results" --dirs "$(IFS=,; echo "${DIRS[*]}")" --out "$out" \
         --diagnoses "$HERE/diagnoses.txt" --append "$HERE/analysis.md" \
         --settings "command: \`$command\`" \
-        --settings "run: $mode, $(date -u '+%Y-%m-%d %H:%M UTC'), commit $(git -C "$ROOT" rev-parse --short HEAD 2>/dev/null || echo '?'), $(nproc) cores" \
+        --settings "run: $mode, $(date -u '+%Y-%m-%d %H:%M UTC'), install built from commit $(cat "$ROOT/install/vaced/.vaced-commit" 2>/dev/null || echo '?'), $(nproc) cores" \
         --settings "MPICH 4.0.2 test/mpi, configured with ${CONFIGURE_OPTS[*]}; $lists_text; xfail tests not run" \
         --settings "per-test timeout ${timeout} s unless the testlist sets one; a test whose processes all used no CPU time for ${stall} s ended as a hang (0: off); process counts: ${maxnp:+at most $maxnp, else }the testlists'" \
         --settings "vaced run with VACED_TARGET=$target VACED_QUIET=${VACED_QUIET:-1}; both builds through mpiexec-filter.sh" \
