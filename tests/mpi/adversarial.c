@@ -46,6 +46,11 @@
  *              it finds, twice: rank 2's message first.
  *   mprobe-early, improbe-early  the same with MPI_Mprobe (blocking) and a
  *              polling MPI_Improbe, each followed by MPI_Mrecv.
+ *   issend-test-early  rank 0 polls MPI_Test on an MPI_Issend to rank 2, which
+ *              sleeps on the host before it posts the receive: the loop must
+ *              end at the ACK's target arrival (eager, synchronous) or when
+ *              the DATA leaves (rendezvous), not spin rank 2's host sleep
+ *              into target time; then it receives rank 1's message.
  *   late       rank 1 computes ~20 ms then sends to 0; rank 0 sleeps, so the
  *              message is on the host long before its receive is posted,
  *              which on the target is long before the message arrives.
@@ -319,6 +324,11 @@ int main(int argc, char **argv)
         double t = MPI_Wtime();
         MPI_Send(buf, msg_bytes, MPI_BYTE, 0, 1, MPI_COMM_WORLD);
         printf("rank=1 t_send=%.9f\n", t);
+    } else if (rank == 2 && !strcmp(mode, "issend-test-early")) {
+        sleep_s(0.3);                           /* early on the target, late on the host */
+        double t = MPI_Wtime();
+        MPI_Recv(buf, msg_bytes, MPI_BYTE, 0, 1, MPI_COMM_WORLD, &st);
+        printf("rank=2 t_post=%.9f\n", t);
     } else if (rank == 2 && two_senders) {
         sleep_s(0.3);                           /* early on the target, late on the host */
         double t = MPI_Wtime();
@@ -362,6 +372,19 @@ int main(int argc, char **argv)
             MPI_Waitany(2, r, &idx, &st);
             printf("rank=0 t_post=%.9f first=%d t_first=%.9f second=%d t_second=%.9f\n", t_post,
                    first, t1, st.MPI_SOURCE, MPI_Wtime());
+        } else if (!strcmp(mode, "issend-test-early")) {
+            MPI_Request r;
+            int flag = 0, polls = 0;
+            double t_isend = MPI_Wtime();
+            MPI_Issend(buf2, msg_bytes, MPI_BYTE, 2, 1, MPI_COMM_WORLD, &r);
+            while (!flag) {
+                MPI_Test(&r, &flag, &st);
+                polls++;
+            }
+            double t_sent = MPI_Wtime();
+            MPI_Recv(buf, msg_bytes, MPI_BYTE, 1, 1, MPI_COMM_WORLD, &st);
+            printf("rank=0 t_isend=%.9f t_sent=%.9f polls=%d t_second=%.9f\n", t_isend, t_sent,
+                   polls, MPI_Wtime());
         } else if (!strcmp(mode, "late")) {
             MPI_Recv(buf, msg_bytes, MPI_BYTE, 1, 1, MPI_COMM_WORLD, &st);
             printf("rank=0 t_post=%.9f t_recv=%.9f\n", t_post, MPI_Wtime());

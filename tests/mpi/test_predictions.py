@@ -268,68 +268,79 @@ def test_collectives(exe):
         near(f"MPI_Alltoall, pairwise exchange, {p} ranks, {s} B", *pairs[1])
 
 
-def adversarial_times_fit(out, mode, done):
-    """Whether an adversarial run's completion times are within 1% of the
-    closed form (its other checks do not depend on host noise)."""
-    times = {}
+TWO_SENDERS = ("wildcard", "wildcard-early", "probe-early", "waitany", "waitany-early", "irecv-early",
+               "irecv-order-early", "irecv-cancel-early", "irecv-test-early", "test-late-early",
+               "testany-late-early", "iprobe-early", "mprobe-early", "improbe-early")
+
+
+def adversarial_times(out, mode, s):
+    """An adversarial run's completion times and their closed forms, as
+    (what, got, expected); None where a rank's line is missing."""
+    lines = {}
     for r in (0, 1, 2):
         m = re.search(rf"^rank={r} .*$", out, re.M)
-        times[r] = m.group(0) if m else ""
-    pairs = [(field(times[0], "t_first"), field(times[2], "t_send")),
-             (field(times[0], "t_second"), field(times[1], "t_send"))]
-    if "t_recv" in times[0]:
-        pairs = [(field(times[0], "t_recv"), field(times[1], "t_send"))]
-    return all(got is not None and sent is not None and abs(got - done(sent)) <= 0.01 * done(sent)
-               for got, sent in pairs)
+        lines[r] = m.group(0) if m else None
+    if lines[0] is None or lines[1] is None:
+        return None
+
+    # received: eager, one-way plus the receive copy; rendezvous, REQ,
+    # ACK and DATA (the receive is posted before the REQ arrives)
+    def done(t_send):
+        return None if t_send is None else t_send + (eager_oneway if s < 131072 else rndv_oneway)(SLOW, s, 2)
+
+    def t(r, name):
+        return field(lines[r], name) if lines[r] else None
+
+    second = ("second completion at rank 1's target arrival", t(0, "t_second"), done(t(1, "t_send")))
+    if mode in TWO_SENDERS:
+        return [("first completion at rank 2's target arrival", t(0, "t_first"), done(t(2, "t_send"))),
+                second]
+    if mode == "issend-test-early":
+        # eager: the message, then rank 2's ACK; rendezvous: REQ, ACK, then
+        # the send completes when its DATA is copied out
+        ctrl = transfer(SLOW, 0, 2) + overheads(SLOW)
+        t_isend, t_post = t(0, "t_isend"), t(2, "t_post")
+        t_out = None
+        if t_isend is not None and t_post is not None:
+            t_in = t_isend + (eager_oneway(SLOW, s, 2) if s < 131072 else ctrl)
+            t_out = max(t_in, t_post) + ctrl + (copy(SLOW, s) if s >= 131072 else 0)
+        return [("the send completes at its ACK's target arrival", t(0, "t_sent"), t_out), second]
+    what = {"late": "a receive posted (on the host) long after its message waits for the target arrival",
+            "test": "the polling loop ends at the target arrival"}[mode]
+    return [(what, t(0, "t_recv"), done(t(1, "t_send")))]
 
 
 def test_adversarial(exe):
     """Host order opposite to target order (sleeps cost no CPU time)."""
     target = os.path.join(SRC, "slow-net.topo")
-    # Not here: irecv-test-early, test-late-early, testany-late-early (an
-    # MPI_Test loop whose sender is late on the host): they match the
-    # target's order, but 1 run in 3 ends 0.1-1 ms late (a known bug).
-    two = ("wildcard", "wildcard-early", "probe-early", "waitany", "waitany-early", "irecv-early",
-           "irecv-order-early", "irecv-cancel-early", "iprobe-early", "mprobe-early", "improbe-early")
-    cases = [(m, 1024) for m in two + ("late", "test")] + [(m, 200000) for m in two]
+    cases = ([(m, 1024) for m in TWO_SENDERS + ("late", "test", "issend-test-early")] +
+             [(m, 200000) for m in TWO_SENDERS + ("issend-test-early",)])
     for mode, s in cases:
-        # received: eager, one-way plus the receive copy; rendezvous, REQ,
-        # ACK and DATA (the receive is posted before the REQ arrives)
-        def done(t_send):
-            return t_send + (eager_oneway if s < 131072 else rndv_oneway)(SLOW, s, 2)
-
         # host noise only adds CPU time (a polling loop's last poll): a run
-        # whose times miss is made once more
+        # whose times miss by more than 1% is made once more
         for attempt in (1, 2):
             rc, out, err = run(3, [exe, mode, str(s)], target)
-            if rc != 0 or attempt == 2 or adversarial_times_fit(out, mode, done):
+            times = adversarial_times(out, mode, s) if rc == 0 else None
+            if rc != 0 or attempt == 2 or (times and all(
+                    got is not None and want is not None and abs(got - want) <= 0.01 * want
+                    for _, got, want in times)):
                 break
-        if s > 1024:
-            mode = f"{mode} ({s} B, rendezvous)"
-        if not need(f"adversarial {mode} runs", rc, out, err):
+        name = f"{mode} ({s} B, rendezvous)" if s > 1024 else mode
+        if not need(f"adversarial {name} runs", rc, out, err):
             continue
-        t1 = field(re.search(r"^rank=1 .*$", out, re.M).group(0), "t_send") if "rank=1 " in out else None
-        r0 = re.search(r"^rank=0 .*$", out, re.M)
-        if t1 is None or not r0:
-            check(f"adversarial {mode} output", False, out[-500:])
+        if not times or any(want is None for _, _, want in times):
+            check(f"adversarial {name} output", False, out[-500:])
             continue
-        r0 = r0.group(0)
-        done1 = done(t1)                        # rank 1's message, received
-        if mode.split()[0] in two:
-            t2 = field(re.search(r"^rank=2 .*$", out, re.M).group(0), "t_send")
-            done2 = done(t2)
-            check(f"{mode}: the target's first message (rank 2) is matched first, though it reached the host last",
+        r0 = re.search(r"^rank=0 .*$", out, re.M).group(0)
+        if mode in TWO_SENDERS:
+            check(f"{name}: the target's first message (rank 2) is matched first, though it reached the host last",
                   field(r0, "first") == 2 and field(r0, "second") == 1, r0)
-            near(f"{mode}: first completion at rank 2's target arrival", field(r0, "t_first"), done2, 0.01)
-            near(f"{mode}: second completion at rank 1's target arrival", field(r0, "t_second"), done1, 0.01)
-            if mode.startswith("irecv-cancel"):
-                check(f"{mode}: the held wildcard receive is cancelled", field(r0, "cancelled") == 1, r0)
-        elif mode == "late":
-            near("late: a receive posted (on the host) long after its message waits for the target arrival",
-                 field(r0, "t_recv"), done1, 0.01)
-        else:
+            if mode == "irecv-cancel-early":
+                check(f"{name}: the held wildcard receive is cancelled", field(r0, "cancelled") == 1, r0)
+        elif mode == "test":
             check("test: MPI_Test finds nothing before the target arrival", field(r0, "first_test") == 0, r0)
-            near("test: the polling loop ends at the target arrival", field(r0, "t_recv"), done1, 0.01)
+        for what, got, want in times:
+            near(f"{name}: {what}", got, want, 0.01)
 
 
 def test_wildcard_chains(exe):
@@ -452,11 +463,14 @@ def test_host_invariance(ring, loop):
     configs = (("0,1", False, "2 cores"), ("0", False, "1 core"), ("0,1", True, "2 cores beside a CPU hog"))
     for name, args, p in (("ring of 16 ranks, 64 KiB", ["65536", "20"], 16),
                           ("ring of 8 ranks, 200 kB", ["200000", "10"], 8)):
-        base = None
-        for cores, hog, how in configs:
+        def predict(cores, hog):
             out = host_run(ring, args, p, "paper-16", cores, hog)
             job = JOB_LINE.search(out or "")
-            pred = float(job.group(1)) if job else None
+            return (float(job.group(1)) if job else None), out
+
+        base = None
+        for cores, hog, how in configs:
+            pred, out = predict(cores, hog)
             if base is None:
                 base = pred
                 check(f"host invariance, {name}: runs on {how}", pred is not None, (out or "")[-300:])
@@ -464,6 +478,12 @@ def test_host_invariance(ring, loop):
             if pred is None or base is None:
                 check(f"host invariance, {name}: {how}", False, "(a run failed)")
                 continue
+            if abs(pred - base) > 0.01 * base:
+                # host noise only adds CPU time (about 1% here between runs
+                # of one configuration): once more each, the smaller kept
+                again, again_base = predict(cores, hog)[0], predict(*configs[0][:2])[0]
+                pred = min(pred, again or pred)
+                base = min(base, again_base or base)
             err = (pred - base) / base
             check(f"host invariance, {name} (communication-bound): {how} vs 2 cores", abs(err) <= 0.01,
                   f"({pred * 1e3:.4f} ms vs {base * 1e3:.4f} ms, {err * 100:+.2f}%)", always=True)

@@ -75,7 +75,9 @@ running() {
     st=$(awk '{print $3}' "/proc/$1/stat" 2>/dev/null || true)
     if [ -n "$st" ] && [ "$st" != Z ] && [ "$st" != X ]; then echo yes; else echo no; fi
 }
-child() { bash -c "set -euo pipefail; source '$HERE/lib.sh'; $1"; }
+# (SIGINT reset to its default: a shell started with it ignored, as
+# background jobs without job control are, could not trap it)
+child() { env --default-signal=INT bash -c "set -euo pipefail; source '$HERE/lib.sh'; $1"; }
 
 st=0
 child 'netns_setup 2; false' >/dev/null 2>&1 || st=$?

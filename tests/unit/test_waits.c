@@ -299,26 +299,39 @@ static void burn_ms(double ms)
 }
 
 /* A test that finds nothing counts its CPU time as computation (the program
- * chose to poll), except what went into the simulator's bound protocol
- * before vaced_test_restart(): 2 ms of that, then 1 ms of polling. */
+ * chose to poll), except what went into work the model times otherwise
+ * (bound protocol, message handling) before vaced_test_restart(): 2 ms of
+ * that, then 1 ms of polling.  Case 0: no restart; 1: a poll that restarts;
+ * 2: a restart in an activity that is no poll (a no-op), after case 1's
+ * poll ended. */
 static void test_polling_cost(struct vaced_target *t)
 {
-    vaced_time_t counted[2];
-    for (int restart = 0; restart < 2; restart++) {
+    vaced_time_t counted[3];
+    for (int c = 0; c < 3; c++) {
         start(t, 0);
         vaced_st.read_cost_ns = 0;
         vaced_st.t1_ns = vaced_cputime_ns();
+        if (c == 2) {                   /* a poll that ends: not polling after */
+            vaced_activity_begin();
+            vaced_poll();
+            vaced_activity_end();
+            vaced_st.tv = 0;
+            vaced_st.compute = 0;
+        }
         vaced_activity_begin();
+        if (c == 1)
+            vaced_poll();
         burn_ms(2);
-        if (restart)
+        if (c > 0)
             vaced_test_restart();
         burn_ms(1);
         vaced_test_failed();
         vaced_activity_end();
-        counted[restart] = vaced_now();
+        counted[c] = vaced_now();
     }
     CHECK(counted[0] >= US(2900) && counted[0] < US(6000));    /* all of it (noise only adds) */
     CHECK(counted[1] >= US(950) && counted[1] < US(2000));     /* the polling only */
+    CHECK(counted[2] >= US(2900) && counted[2] < US(6000));    /* no poll: all of it */
 }
 
 int main(int argc, char **argv)

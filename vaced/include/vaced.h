@@ -78,9 +78,11 @@ vaced_time_t vaced_horizon(void);
  * MPI_Iprobe): its host CPU time counts as computation, as the program
  * chose to spend it polling; a polling loop's target time then advances. */
 void vaced_test_failed(void);
-/* The running call's CPU time so far went into the simulator's own work
- * (bound requests and the waits for their answers), not into the
- * program's polling: a failed test counts only what follows. */
+/* In a poll (after vaced_poll), the running call's CPU time so far went
+ * into work the model times otherwise: the simulator's own (bound requests
+ * and the waits for their answers) or handling protocol messages (reading
+ * a DATA payload is the network's and the copy's time), not the program's
+ * polling.  A failed test counts only what follows.  No-op outside polls. */
 void vaced_test_restart(void);
 
 /* MPI_Wtime: tV plus the running compute segment, in seconds. */

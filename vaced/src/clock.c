@@ -60,6 +60,7 @@ void vaced_activity_end(void)
             add_compute(segment_since(vaced_st.t2_ns, now));
             vaced_st.test_failed = 0;
         }
+        vaced_st.polling = 0;
         vaced_st.t1_ns = now;                   /* E*end: t1 = cpu() */
     }
 }
@@ -75,7 +76,7 @@ void vaced_test_failed(void)
 
 void vaced_test_restart(void)
 {
-    if (vaced_running && vaced_st.depth > 0)
+    if (vaced_running && vaced_st.polling)
         vaced_st.t2_ns = vaced_cputime_ns();
 }
 

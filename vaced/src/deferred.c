@@ -78,6 +78,7 @@ void vaced_poll(void)
     struct vaced_waits *w = &vaced_st.waits;
     if (!vaced_running || w->depth > 0)
         return;
+    vaced_st.polling = vaced_st.depth > 0;
     struct vaced_span *last = w->count ? &w->hist[(w->head + w->count - 1) % VACED_WAIT_HISTORY] : NULL;
     if (last && vaced_st.tv - last->end < VACED_POLL_MERGE)
         last->end = vaced_st.tv;

@@ -17,6 +17,7 @@ struct vaced_state {
     int64_t read_cost_ns;       /* CPU time one clock read adds to a segment */
     int64_t t2_ns;              /* CPU time when the running activity began */
     int test_failed;            /* the running activity counts as computation */
+    int polling;                /* the running activity is a poll (vaced_poll) */
     int depth;                  /* nesting of communication activities */
     vaced_time_t compute;       /* sum of compute segments, for the split */
     int ended;                  /* E_end happened: tv is the prediction */
