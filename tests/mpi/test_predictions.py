@@ -243,8 +243,12 @@ def test_cpuloop(exe):
 
 
 def test_collectives(exe):
+    """Blocking, nonblocking and persistent collectives on forced algorithms
+    against closed forms (the same for the three: the same rounds)."""
     algos = {"MPIR_CVAR_ALLREDUCE_INTRA_ALGORITHM": "recursive_doubling",
-             "MPIR_CVAR_ALLTOALL_INTRA_ALGORITHM": "pairwise"}
+             "MPIR_CVAR_ALLTOALL_INTRA_ALGORITHM": "pairwise",
+             "MPIR_CVAR_IALLREDUCE_INTRA_ALGORITHM": "sched_recursive_doubling",
+             "MPIR_CVAR_IALLTOALL_INTRA_ALGORITHM": "sched_pairwise"}
     count = 1024
     s = 8 * count
     target = os.path.join(SRC, "slow-net.topo")
@@ -258,7 +262,10 @@ def test_collectives(exe):
                 break
             reduce_local, localcopy = field(out, "reduce_local_s"), field(out, "localcopy_s")
             pairs = [(field(out, "allreduce_s"), rounds * (round_time + reduce_local) + localcopy),
-                     (field(out, "alltoall_s"), (p - 1) * round_time + localcopy)]
+                     (field(out, "alltoall_s"), (p - 1) * round_time + localcopy),
+                     (field(out, "iallreduce_s"), rounds * (round_time + reduce_local) + localcopy),
+                     (field(out, "allreduce_init_s"), rounds * (round_time + reduce_local) + localcopy),
+                     (field(out, "ialltoall_s"), (p - 1) * round_time + localcopy)]
             if all(g is not None and abs(g - w) <= TOLERANCE * w for g, w in pairs):
                 break
         if not need(f"collectives {p} ranks run", rc, out, err):
@@ -266,6 +273,24 @@ def test_collectives(exe):
         check(f"collectives {p} ranks: results are right", "result=ok" in out, out[-300:])
         near(f"MPI_Allreduce, recursive doubling, {p} ranks, {s} B", *pairs[0])
         near(f"MPI_Alltoall, pairwise exchange, {p} ranks, {s} B", *pairs[1])
+        near(f"MPI_Iallreduce + MPI_Wait, recursive doubling schedule, {p} ranks, {s} B", *pairs[2])
+        near(f"MPI_Allreduce_init, MPI_Start + MPI_Wait (persistent), {p} ranks, {s} B", *pairs[3])
+        near(f"MPI_Ialltoall + MPI_Wait, pairwise schedule, {p} ranks, {s} B", *pairs[4])
+
+
+def test_exchange(exe):
+    """Both ways at once: a round takes one one-way time, whether written
+    with MPI_Isend/MPI_Irecv or persistent requests, completed by
+    MPI_Waitall or a polling MPI_Testall loop."""
+    for s, oneway in ((1024, eager_oneway), (200000, rndv_oneway)):
+        want = oneway(SLOW, s, 2)
+        for kind in ("plain", "persistent"):
+            for how in ("wait", "test"):
+                name = (f"exchange, {'persistent requests' if kind == 'persistent' else 'MPI_Isend/MPI_Irecv'}, "
+                        f"{'MPI_Testall loop' if how == 'test' else 'MPI_Waitall'}, {s} B")
+                near_measured(name, lambda: field(run(2, [exe, kind, how, str(s), "6"],
+                                                      os.path.join(SRC, "slow-net.topo"))[1], "round_s"),
+                              want)
 
 
 TWO_SENDERS = ("wildcard", "wildcard-early", "probe-early", "waitany", "waitany-early", "irecv-early",
@@ -654,6 +679,9 @@ def main():
         coll = build("collectives", "collectives.c")
         if coll:
             test_collectives(coll)
+        exchange = build("exchange", "exchange.c")
+        if exchange:
+            test_exchange(exchange)
         adv = build("adversarial", "adversarial.c")
         if adv:
             test_adversarial(adv)

@@ -149,6 +149,18 @@ static void test_events(struct vaced_target *t)
     vaced_handle_end();
     CHECK_NEAR_I64(tr, US(120) + copy_ps(1000), tol);
     CHECK_EQ_I64(vaced_now(), US(100));
+    /* a receive posted inside a handling context (a collective schedule's
+     * next round, started when the round before ended at 170 us) is posted
+     * then, and the sends after it still leave then */
+    vaced_handle_begin(US(170));
+    vaced_respond_begin(US(90));                /* its message had arrived */
+    ta = vaced_send_stamp(1, 0, 0, NULL);       /* an ACK, at the post */
+    vaced_respond_end();
+    CHECK_NEAR_I64(ta, US(170) + US(16.8), tol);
+    ta = vaced_send_stamp(1, 1000, 1, &tr);     /* the round's own send */
+    vaced_handle_end();
+    CHECK_NEAR_I64(tr, US(170) + copy_ps(1000), tol);
+    CHECK_EQ_I64(vaced_now(), US(100));
     vaced_wait_end();
 
     /* at receive post: answers leave at max(tV, ta); eager DATA that has

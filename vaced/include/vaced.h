@@ -50,8 +50,10 @@ enum vaced_unmodelled {
     VACED_UNMODELLED_RMA = 1,           /* one-sided communication */
     VACED_UNMODELLED_DYNAMIC = 2,       /* process creation and connection */
     VACED_UNMODELLED_THREADS = 4,       /* MPI called from several threads */
-    VACED_UNMODELLED_WILDCARD = 8       /* a wildcard matched without proof (bounds.c) */
+    VACED_UNMODELLED_WILDCARD = 8,      /* a wildcard matched without proof (bounds.c) */
+    VACED_UNMODELLED_GENTRAN = 16       /* a collective on MPICH's gentran schedules */
 };
+#define VACED_UNMODELLED_LAST VACED_UNMODELLED_GENTRAN
 
 /* `call` used a feature of `kind`: the prediction becomes approximate;
  * rank 0 warns once per kind, naming the call. */

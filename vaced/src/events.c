@@ -66,8 +66,13 @@ void vaced_respond_begin_at(vaced_time_t ta, vaced_time_t post)
         return;
     vaced_activity_begin();
     struct vaced_waits *w = &vaced_st.waits;
+    /* A receive posted inside a handling context (a schedule's next round,
+     * vaced_handle_begin) is posted at that context's time, and the context
+     * goes on after the response. */
+    w->outer_handling = w->handling;
+    w->outer_handle_ts = w->handle_ts;
     if (post == VACED_TIME_UNSET)
-        post = vaced_st.tv;
+        post = w->handling ? w->handle_ts : vaced_st.tv;
     w->responding = w->handling = 1;
     /* An arrival after the post is answered by the progress point that
      * handles it (the arrival itself when that is now or later). */
@@ -89,7 +94,9 @@ void vaced_respond_end(void)
     struct vaced_waits *w = &vaced_st.waits;
     if (!vaced_running || !w->responding)
         return;
-    w->responding = w->handling = 0;
+    w->responding = 0;
+    w->handling = w->outer_handling;
+    w->handle_ts = w->outer_handle_ts;
     vaced_activity_end();
 }
 

@@ -112,6 +112,7 @@ static const char *unmodelled_what(unsigned kind)
         case VACED_UNMODELLED_DYNAMIC: return "dynamic processes";
         case VACED_UNMODELLED_WILDCARD:
             return "wildcard receives matched without a proof of the target's order";
+        case VACED_UNMODELLED_GENTRAN: return "collectives on gentran schedules";
         default: return "MPI calls from several threads";
     }
 }
@@ -122,7 +123,7 @@ int vaced_report_job(const double *all, int size)
     char approx[256] = "";
     for (int r = 0; r < size; r++)
         unmodelled |= (unsigned) all[VACED_SUMMARY_LEN * r + 3];
-    for (unsigned kind = 1; kind <= VACED_UNMODELLED_WILDCARD; kind <<= 1)
+    for (unsigned kind = 1; kind <= VACED_UNMODELLED_LAST; kind <<= 1)
         if (unmodelled & kind)
             snprintf(approx + strlen(approx), sizeof approx - strlen(approx), "%s%s",
                      approx[0] ? ", " : "", unmodelled_what(kind));

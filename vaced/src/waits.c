@@ -8,6 +8,8 @@ void vaced_waits_reset(struct vaced_waits *w)
     w->start = w->done = 0;
     w->handling = 0;
     w->responding = 0;
+    w->outer_handling = 0;
+    w->outer_handle_ts = 0;
     w->handle_ts = 0;
 }
 

@@ -23,6 +23,8 @@ struct vaced_waits {
     int handling;               /* inside vaced_handle_begin/end or respond */
     int responding;             /* inside vaced_respond_begin/end */
     vaced_time_t handle_ts;     /* ttemp of the message being handled */
+    int outer_handling;         /* the handling context a respond interrupts */
+    vaced_time_t outer_handle_ts;
 };
 
 void vaced_waits_reset(struct vaced_waits *w);
