@@ -112,7 +112,7 @@ static const char *unmodelled_what(unsigned kind)
         case VACED_UNMODELLED_DYNAMIC: return "dynamic processes";
         case VACED_UNMODELLED_WILDCARD:
             return "wildcard receives matched without a proof of the target's order";
-        case VACED_UNMODELLED_GENTRAN: return "collectives on gentran schedules";
+        case VACED_UNMODELLED_GENTRAN: return "MPICH's gentran schedules";
         default: return "MPI calls from several threads";
     }
 }
