@@ -276,7 +276,7 @@ def main():
                 f"vaced {total_t['vaced']:.0f} s\n")
         f.write(f"- rank 0's `vaced: prediction` line, dropped by `mpiexec-filter.sh`, was seen in "
                 f"{dropped['vaced']} vaced runs (and {dropped['vanilla']} vanilla runs); its warning that a "
-                f"prediction is approximate (RMA, dynamic processes, threads), dropped too, in "
+                f"prediction is approximate (RMA, dynamic processes, threads, gentran schedules), dropped too, in "
                 f"{warned['vaced']} vaced runs (and {warned['vanilla']} vanilla runs)\n\n")
         f.write("| directory | tests | vanilla pass | vaced pass | regressions | vaced only | "
                 "skipped | vanilla s | vaced s |\n")
