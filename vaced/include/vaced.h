@@ -115,9 +115,12 @@ void vaced_handle_end(void);
 
 /* A receive post answers a message that was already in the unexpected
  * queue (eager-sync ACK, rendezvous CTS): responses leave at max(tV, ta),
- * since the target cannot answer a message before it arrives.  Begins a
- * communication activity; vaced_respond_end() may be called even when no
- * vaced_respond_begin() was. */
+ * since the target cannot answer a message before it arrives.  Inside a
+ * handling context (vaced_handle_begin: a collective schedule's next
+ * round), its time stands for tV, and the context resumes at
+ * vaced_respond_end().  Begins a communication activity;
+ * vaced_respond_end() may be called even when no vaced_respond_begin()
+ * was. */
 void vaced_respond_begin(vaced_time_t ta);
 void vaced_respond_end(void);
 /* The same for a receive posted earlier, at target time `post`, that the
