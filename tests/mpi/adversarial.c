@@ -51,6 +51,10 @@
  *              end at the ACK's target arrival (eager, synchronous) or when
  *              the DATA leaves (rendezvous), not spin rank 2's host sleep
  *              into target time; then it receives rank 1's message.
+ *   waitany-send-early  rank 0 posts an MPI_Issend to rank 2 (asleep on the
+ *              host, as above) and an MPI_Irecv from rank 1, and waits with
+ *              MPI_Waitany twice: the send completes first on the target,
+ *              though the receive completes first on the host.
  *   late       rank 1 computes ~20 ms then sends to 0; rank 0 sleeps, so the
  *              message is on the host long before its receive is posted,
  *              which on the target is long before the message arrives.
@@ -324,7 +328,7 @@ int main(int argc, char **argv)
         double t = MPI_Wtime();
         MPI_Send(buf, msg_bytes, MPI_BYTE, 0, 1, MPI_COMM_WORLD);
         printf("rank=1 t_send=%.9f\n", t);
-    } else if (rank == 2 && !strcmp(mode, "issend-test-early")) {
+    } else if (rank == 2 && (!strcmp(mode, "issend-test-early") || !strcmp(mode, "waitany-send-early"))) {
         sleep_s(0.3);                           /* early on the target, late on the host */
         double t = MPI_Wtime();
         MPI_Recv(buf, msg_bytes, MPI_BYTE, 0, 1, MPI_COMM_WORLD, &st);
@@ -361,6 +365,18 @@ int main(int argc, char **argv)
             MPI_Recv(buf, msg_bytes, MPI_BYTE, MPI_ANY_SOURCE, 1, MPI_COMM_WORLD, &st);
             printf("rank=0 t_post=%.9f first=%d t_first=%.9f second=%d t_second=%.9f\n", t_post,
                    first, t1, st.MPI_SOURCE, MPI_Wtime());
+        } else if (!strcmp(mode, "waitany-send-early")) {
+            MPI_Request r[2];
+            int idx[2];
+            double t[2];
+            MPI_Issend(buf2, msg_bytes, MPI_BYTE, 2, 1, MPI_COMM_WORLD, &r[0]);
+            MPI_Irecv(buf, msg_bytes, MPI_BYTE, 1, 1, MPI_COMM_WORLD, &r[1]);
+            for (int i = 0; i < 2; i++) {
+                MPI_Waitany(2, r, &idx[i], &st);
+                t[i] = MPI_Wtime();
+            }
+            printf("rank=0 t_isend=%.9f first=%d t_first=%.9f second=%d t_second=%.9f\n", t_post,
+                   idx[0] ? 1 : 2, t[0], idx[1] ? 1 : 2, t[1]);
         } else if (strstr(mode, "waitany")) {
             MPI_Request r[2];
             int idx;

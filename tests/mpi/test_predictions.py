@@ -320,15 +320,19 @@ def adversarial_times(out, mode, s):
     if mode in TWO_SENDERS:
         return [("first completion at rank 2's target arrival", t(0, "t_first"), done(t(2, "t_send"))),
                 second]
-    if mode == "issend-test-early":
-        # eager: the message, then rank 2's ACK; rendezvous: REQ, ACK, then
-        # the send completes when its DATA is copied out
+    if mode in ("issend-test-early", "waitany-send-early"):
+        # an MPI_Issend to rank 2: eager, the message, then rank 2's ACK;
+        # rendezvous, REQ, ACK, then the send completes when its DATA is
+        # copied out
         ctrl = transfer(SLOW, 0, 2) + overheads(SLOW)
         t_isend, t_post = t(0, "t_isend"), t(2, "t_post")
         t_out = None
         if t_isend is not None and t_post is not None:
             t_in = t_isend + (eager_oneway(SLOW, s, 2) if s < 131072 else ctrl)
             t_out = max(t_in, t_post) + ctrl + (copy(SLOW, s) if s >= 131072 else 0)
+        if mode == "waitany-send-early":
+            return [("the first MPI_Waitany ends with the send, at its ACK's target arrival",
+                     t(0, "t_first"), t_out), second]
         return [("the send completes at its ACK's target arrival", t(0, "t_sent"), t_out), second]
     what = {"late": "a receive posted (on the host) long after its message waits for the target arrival",
             "test": "the polling loop ends at the target arrival"}[mode]
@@ -338,12 +342,9 @@ def adversarial_times(out, mode, s):
 def test_adversarial(exe):
     """Host order opposite to target order (sleeps cost no CPU time)."""
     target = os.path.join(SRC, "slow-net.topo")
-    # Not here: issend-test-early at 200 kB (rendezvous): after its CTS, the
-    # loop spins while the host writes the DATA; a receiver descheduled on
-    # a busy host makes that longer than the target's copy (+6% in 1 run
-    # in 5 under load; README, known limits).
-    cases = ([(m, 1024) for m in TWO_SENDERS + ("late", "test", "issend-test-early")] +
-             [(m, 200000) for m in TWO_SENDERS])
+    send_early = ("issend-test-early", "waitany-send-early")
+    cases = ([(m, 1024) for m in TWO_SENDERS + ("late", "test") + send_early] +
+             [(m, 200000) for m in TWO_SENDERS + send_early])
     for mode, s in cases:
         # host noise only adds CPU time (a polling loop's last poll): a run
         # whose times miss by more than 1% is made once more
@@ -368,6 +369,9 @@ def test_adversarial(exe):
                 check(f"{name}: the held wildcard receive is cancelled", field(r0, "cancelled") == 1, r0)
         elif mode == "test":
             check("test: MPI_Test finds nothing before the target arrival", field(r0, "first_test") == 0, r0)
+        elif mode == "waitany-send-early":
+            check(f"{name}: the send to rank 2 ends the first MPI_Waitany, though the receive completed first "
+                  "on the host", field(r0, "first") == 2 and field(r0, "second") == 1, r0)
         for what, got, want in times:
             near(f"{name}: {what}", got, want, 0.01)
 
