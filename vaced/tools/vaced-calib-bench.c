@@ -2,7 +2,7 @@
  * Two or more ranks; build with the UNPATCHED MPICH
  * (install/vanilla/bin/mpicc), whose MPI_Wtime is the host's clock.
  *
- *   mpiexec -n P vaced-calib-bench [-t SECONDS] [-b BATCHES] pingpong|stream SIZE...
+ *   mpiexec -n P vaced-calib-bench [-t SECONDS] [-b BATCHES] pingpong|exchange|stream SIZE...
  *   mpiexec -n 2 vaced-calib-bench [-t SECONDS] [-b BATCHES] pipeline COMPUTE_US...
  *
  * Rank 0 measures against each peer rank p = 1 .. P-1 in turn (with
@@ -14,6 +14,12 @@
  * pingpong: rank 0 sends SIZE bytes (0 allowed) to rank p with MPI_Send,
  *   rank p returns them (MPI_Recv, MPI_Send), rank 0 receives them; half a
  *   round trip is the one-way time.
+ * exchange: rank 0 and rank p send SIZE bytes to each other at once
+ *   (MPI_Sendrecv): the one-way time when both directions of the path are
+ *   busy, as in a halo exchange (OSU's osu_bibw measures the same effect as
+ *   a bandwidth).  A link shaped by tc tbf, or one whose acknowledgements
+ *   share the queue of the other direction's data, is slower per direction
+ *   than a ping-pong shows.
  * stream: rank 0 sends a window of W messages of SIZE bytes back to back
  *   (MPI_Isend, then MPI_Waitall), rank p receives them (W MPI_Irecv into
  *   W distinct buffers, MPI_Waitall) and answers with a 0-byte message once
@@ -52,6 +58,7 @@
  * transfer, a token bucket drained by it). One line per unit, sizes in
  * the order given, for each size the peers in rank order:
  *   pingpong size=S peer=P iters=N batches=B min_s=.. p10_s=.. median_s=..
+ *            (exchange: the same fields)
  *            mean_s=.. bmin_s=.. bmedian_s=.. bmax_s=..
  *   stream size=S peer=P window=W iters=N batches=B max_Bps=.. median_Bps=.. min_Bps=..
  * pingpong: min, 10th percentile, median and mean of all the individual
@@ -82,7 +89,7 @@ static int cmp_double(const void *a, const void *b)
 static void usage(const char *prog)
 {
     if (rank == 0)
-        fprintf(stderr, "usage: %s [-t SECONDS] [-b BATCHES] pingpong|stream SIZE...\n"
+        fprintf(stderr, "usage: %s [-t SECONDS] [-b BATCHES] pingpong|exchange|stream SIZE...\n"
                 "       %s [-t SECONDS] [-b BATCHES] pipeline COMPUTE_US...\n"
                 "  (2 or more ranks: rank 0 against each other rank; SIZE in bytes;\n"
                 "  pipeline: exactly 2 ranks)\n", prog, prog);
@@ -107,6 +114,30 @@ static void roundtrips(char *buf, int size, long n, double *rec, int peer)
         if (rec)
             rec[i] = (MPI_Wtime() - t0) / 2;
     }
+}
+
+/* n exchanges between rank 0 and rank peer; rank 0 stores the time of each
+ * (one way, both directions at once) in rec (if not NULL) */
+static void exchanges(char *buf, char *rbuf, int size, long n, double *rec, int peer)
+{
+    if (rank != 0 && rank != peer)
+        return;
+    for (long i = 0; i < n; i++) {
+        double t0 = rec ? MPI_Wtime() : 0;
+        MPI_Sendrecv(buf, size, MPI_BYTE, rank ? 0 : peer, TAG, rbuf, size, MPI_BYTE, rank ? 0 : peer,
+                     TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+        if (rec)
+            rec[i] = MPI_Wtime() - t0;
+    }
+}
+
+/* one timed unit of the ping-pong or exchange kind */
+static void pairs(int exch, char *buf, char *rbuf, int size, long n, double *rec, int peer)
+{
+    if (exch)
+        exchanges(buf, rbuf, size, n, rec, peer);
+    else
+        roundtrips(buf, size, n, rec, peer);
 }
 
 static void windows(char **bufs, int size, int w, long n, MPI_Request *req, int peer)
@@ -283,7 +314,8 @@ int main(int argc, char **argv)
     if (nranks < 2 || a + 1 >= argc || batch_s <= 0 || batches < 1 || batches > MAXBATCH)
         usage(argv[0]);
     int stream = !strcmp(argv[a], "stream"), pipe = !strcmp(argv[a], "pipeline");
-    if ((!stream && !pipe && strcmp(argv[a], "pingpong")) || (pipe && nranks != 2))
+    int exch = !strcmp(argv[a], "exchange");
+    if ((!stream && !pipe && !exch && strcmp(argv[a], "pingpong")) || (pipe && nranks != 2))
         usage(argv[0]);
     a++;
     long maxsize = 0;
@@ -301,7 +333,7 @@ int main(int argc, char **argv)
     int *size = malloc(sizeof(int) * nsizes);
     long *win = malloc(sizeof(long) * nsizes), *count = malloc(sizeof(long) * nunits);
     double *t = malloc(sizeof(double) * nunits * batches);
-    long pool = 1;
+    long pool = exch && maxsize > 0 ? maxsize : 1;
     for (int i = 0; i < nsizes; i++) {
         size[i] = (int) atol(argv[a + i]);
         long w = size[i] > 0 ? STREAM_BYTES / size[i] : STREAM_WINDOW;
@@ -330,7 +362,7 @@ int main(int argc, char **argv)
             if (stream)
                 windows(bufs, size[i], (int) win[i], 1, req, p);
             else
-                roundtrips(buf, size[i], 1, NULL, p);
+                pairs(exch, buf, rbuf, size[i], 1, NULL, p);
             double d = MPI_Wtime() - t0;
             if (k >= 2 && d < best)
                 best = d;
@@ -351,14 +383,15 @@ int main(int argc, char **argv)
             if (stream)
                 windows(bufs, size[i], (int) win[i], warm, req, p);
             else
-                roundtrips(buf, size[i], warm, NULL, p);
+                pairs(exch, buf, rbuf, size[i], warm, NULL, p);
             double t0 = MPI_Wtime();
             if (stream)
                 windows(bufs, size[i], (int) win[i], count[u], req, p);
             else
-                roundtrips(buf, size[i], count[u], rt[u] + (long) b * count[u], p);
+                pairs(exch, buf, rbuf, size[i], count[u], rt[u] + (long) b * count[u], p);
             double d = MPI_Wtime() - t0;
-            t[u * batches + b] = stream ? (double) size[i] * win[i] * count[u] / d : d / count[u] / 2;
+            t[u * batches + b] = stream ? (double) size[i] * win[i] * count[u] / d
+                : d / count[u] / (exch ? 1 : 2);
         }
     }
     for (int u = 0; u < nunits && rank == 0; u++) {
@@ -381,9 +414,9 @@ int main(int argc, char **argv)
             for (long k = 0; k < n; k++)
                 sum += r[k];
             qsort(r, n, sizeof(double), cmp_double);
-            printf("pingpong size=%d peer=%d iters=%ld batches=%d min_s=%.9e p10_s=%.9e "
+            printf("%s size=%d peer=%d iters=%ld batches=%d min_s=%.9e p10_s=%.9e "
                    "median_s=%.9e mean_s=%.9e bmin_s=%.9e bmedian_s=%.9e bmax_s=%.9e\n",
-                   size[i], p, count[u], batches, r[0], r[n / 10], r[n / 2], sum / n,
+                   exch ? "exchange" : "pingpong", size[i], p, count[u], batches, r[0], r[n / 10], r[n / 2], sum / n,
                    ti[0], ti[batches / 2], ti[batches - 1]);
         }
     }
