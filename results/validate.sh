@@ -47,17 +47,19 @@ same host cores (vaced-1core / real-1core, vaced-2core / real,
 netns-vaced-1core / real-1core).
 
 Target descriptions:
-  localhost target   --target FILE; else topo/localhost.topo if it exists;
-                     else results/targets/here-2.topo, written (once, or with
-                     --recalibrate) from a vanilla ping-pong on localhost
-                     (-bind-to core, as "real") by vaced/tools/vaced-calibrate
-                     if it exists, else by results/lib/fit.py: one node of 2
-                     cores, hop 0 between the ranks.
+  localhost target   --target FILE; else results/targets/here-2.topo, written
+                     at the start of the run from a vanilla ping-pong on
+                     localhost (-bind-to core, as "real") by
+                     vaced/tools/vaced-calibrate if it exists, else by
+                     results/lib/fit.py: one node of 2 cores, hop 0 between
+                     the ranks.
   netns target       --net-target FILE; else results/targets/netns-2.topo,
-                     written (once per rate, or with --recalibrate) from a
-                     vanilla ping-pong across the namespaces, with
-                     vaced/tools/vaced-calibrate if it exists, else with
-                     results/lib/fit.py.
+                     written at the start of the run from a vanilla exchange
+                     (--net-pattern) across the namespaces, in the same way.
+  Both are measured anew for every run (--reuse-targets keeps the files of an
+  earlier one): this VM drifts, its per-message time went from 6.8 us to
+  13.4 us one way within a day, and an app made of small messages moves with
+  it (MG S -36 % against a description 8 hours old, -9 % against a fresh one).
 The namespaces come from tests/netns/lib.sh and vaced/tools/netns-launcher
 when they exist, else from results/lib/netns-min.sh.  Needs root for them.
 
@@ -71,7 +73,19 @@ Options:
   --net-target FILE     description of the network-emulated target
   --alt-target FILE     description for the alt-vaced-* configurations
   --rate RATE           tc tbf rate of the emulated link (default 1gbit)
-  --recalibrate         measure and rewrite the generated descriptions
+  --burst B             tc tbf bucket of the emulated link in bytes (default 4600,
+                        three frames).  One frame (1600) cannot sustain 1 Gbit/s:
+                        such a link carried 90 MB/s one way and 66 MB/s per
+                        direction in an exchange, far from 1 GbE's 119 MB/s of
+                        payload, and its two directions slowed each other;
+                        with 4600 an exchange of 1 MB carries 104 MB/s each way
+  --net-pattern P       exchange (default) or pingpong: what vaced-calibrate fits
+                        the netns link to (its --pattern): both ranks sending at
+                        once, as the apps' halo exchanges and all-to-alls do, or
+                        one direction at a time
+  --reuse-targets       use the generated descriptions of an earlier run when
+                        they exist (the netns one if for the same --rate),
+                        instead of measuring them anew
   --calibrate-only      (re)write results/targets/here-2.topo and here-2-lat.topo
                         (the two cores as two 1-core nodes 1 hop apart, so that
                         each message pays the measured latency; for
@@ -105,6 +119,16 @@ Options:
                         the kernel still leaves 5 % of every second to others, and
                         the pause keeps a run clear of that limit (root only)
   --rt-gap S            pause before each run with --rt, seconds (default 1)
+  --max-steal C         a run during which the hypervisor took away (steal time,
+                        /proc/stat) more than C of this VM's CPUs on average is
+                        run again, after --steal-quiet seconds in a row without steal;
+                        default 0.1.  This VM's host throttles it after a few
+                        seconds of full use: the real runs' wall time then
+                        stretches by up to 3x (CG W 0.21 s -> 0.63 s) while
+                        thread CPU time, which VACED uses, does not see it
+  --steal-quiet S       seconds without steal before such a rerun (default 5)
+  --steal-retries N     at most N reruns of a run for steal (default 4; the last
+                        one is kept, with its steal in the CSV)
   --estimator E         min or median: the statistic of the repetitions that RE
                         compares (default min; both are reported, see
                         results/validation-notes.md)
@@ -128,8 +152,8 @@ die() { echo "validate.sh: $*" >&2; exit 1; }
 say() { echo "validate.sh: $*" >&2; }
 
 APPS=$ALL_APPS CLASSES=S,W REPS=5 CONFIGS=$ALL_CONFIGS
-CAL_ONLY=0 TARGET= NET_TARGET= ALT_TARGET= RATE=1gbit RECAL=0 APPEND=0 REPORT_ONLY=0 TMO=900 OUT=$RES
-QUIET_BELOW=0.5 MAX_WAIT=900 PRIO= ESTIMATOR=min RT=0 RT_GAP=1
+CAL_ONLY=0 TARGET= NET_TARGET= ALT_TARGET= RATE=1gbit RECAL=1 APPEND=0 REPORT_ONLY=0 TMO=900 OUT=$RES
+QUIET_BELOW=0.5 MAX_WAIT=900 PRIO= ESTIMATOR=min RT=0 RT_GAP=1 BURST=4600 NET_PATTERN=exchange MAX_STEAL=0.1 STEAL_RETRIES=4 STEAL_QUIET=5
 while [[ $# -gt 0 ]]; do
     case $1 in
         -a|--apps) APPS=${2:?}; shift 2 ;;
@@ -140,7 +164,10 @@ while [[ $# -gt 0 ]]; do
         --net-target) NET_TARGET=$(realpath "${2:?}"); shift 2 ;;
         --alt-target) ALT_TARGET=$(realpath "${2:?}"); shift 2 ;;
         --rate) RATE=${2:?}; shift 2 ;;
-        --recalibrate) RECAL=1; shift ;;
+        --net-pattern) NET_PATTERN=${2:?}; shift 2 ;;
+        --burst) BURST=${2:?}; shift 2 ;;
+        --recalibrate) RECAL=1; shift ;;    # the default; kept for old command lines
+        --reuse-targets) RECAL=0; shift ;;
         --calibrate-only) RECAL=1; CAL_ONLY=1; shift ;;
         --append) APPEND=1; shift ;;
         --report-only) REPORT_ONLY=1; shift ;;
@@ -152,6 +179,9 @@ while [[ $# -gt 0 ]]; do
         --estimator) ESTIMATOR=${2:?}; shift 2 ;;
         --rt) RT=1; shift ;;
         --rt-gap) RT_GAP=${2:?}; shift 2 ;;
+        --max-steal) MAX_STEAL=${2:?}; shift 2 ;;
+        --steal-retries) STEAL_RETRIES=${2:?}; shift 2 ;;
+        --steal-quiet) STEAL_QUIET=${2:?}; shift 2 ;;
         -h|--help) usage; exit 0 ;;
         *) usage >&2; exit 2 ;;
     esac
@@ -162,6 +192,11 @@ if [[ -n $PRIO ]]; then
     [[ $PRIO =~ ^-?[0-9]+$ ]] && ((PRIO >= -20 && PRIO <= 19)) || die "--priority: -20..19, got '$PRIO'"
 fi
 [[ $RT_GAP =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "--rt-gap: seconds, got '$RT_GAP'"
+[[ $MAX_STEAL =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "--max-steal: a number of CPUs, got '$MAX_STEAL'"
+[[ $STEAL_RETRIES =~ ^[0-9]+$ ]] || die "--steal-retries: a whole number, got '$STEAL_RETRIES'"
+[[ $BURST =~ ^[0-9]+$ ]] && ((BURST >= 1514)) || die "--burst: bytes, at least one 1514-byte frame, got '$BURST'"
+[[ $NET_PATTERN == exchange || $NET_PATTERN == pingpong ]] || die "--net-pattern: exchange or pingpong, got '$NET_PATTERN'"
+[[ $STEAL_QUIET =~ ^[0-9]+$ ]] || die "--steal-quiet: a whole number of seconds, got '$STEAL_QUIET'"
 RT_PRE=()
 if [[ $RT == 1 ]]; then
     chrt -r 1 true 2> /dev/null || die "--rt: chrt -r 1 failed (needs root and util-linux)"
@@ -255,6 +290,7 @@ netns_setup() {
     mkdir -p "$NETNS_STATE"
     if [[ -f $ROOT/tests/netns/lib.sh && -x $ROOT/vaced/tools/netns-launcher ]]; then
         # shellcheck source=../tests/netns/lib.sh
+        VACED_NETNS_BURST=$BURST
         source "$ROOT/tests/netns/lib.sh"
         netns_setup 2 "$RATE" || die "tests/netns/lib.sh: netns_setup failed"
         netns_hostfile "$NETNS_STATE/hosts" 1
@@ -331,7 +367,7 @@ SIZES=(0 64 1024 4096 16384 65536 98304 262144 1048576 4194304)
 CALIBRATE=$ROOT/vaced/tools/vaced-calibrate
 BMEM_BPS=
 # calibrate_here: prints the path of the localhost description, written if
-# missing (or with --recalibrate) by vaced/tools/vaced-calibrate when it
+# at the start of the run (or when missing, with --reuse-targets) by vaced/tools/vaced-calibrate when it
 # exists, else by results/lib/fit.py from our own ping-pong
 calibrate_here() {
     local f=$RES/targets/here-2.topo m=$RES/targets/here-2.pingpong.txt
@@ -358,10 +394,10 @@ calibrate_here() {
 calibrate_net() {
     local f=$RES/targets/netns-2.topo m=$RES/targets/netns-2.pingpong.txt here bmem
     if [[ $RECAL == 1 || ! -s $f ]] || ! grep -q "tbf rate $RATE" "$f"; then
-        say "calibrating the netns target (vanilla ping-pong across the namespaces)"
+        say "calibrating the netns target (vanilla $NET_PATTERN across the namespaces)"
         if [[ -x $CALIBRATE && $NETNS_KIND == tests/netns/lib.sh* ]]; then
             "${RT_PRE[@]}" "${NETNS_PRE[@]}" python3 "$CALIBRATE" --hostfile "$NETNS_STATE/hosts" --name netns-2 \
-                --output "$f.tmp" --force --cores-per-node 1 --hops 1 \
+                --output "$f.tmp" --force --cores-per-node 1 --hops 1 --pattern "$NET_PATTERN" \
                 --mpiexec-args "-launcher ssh -launcher-exec $RES/lib/pin-launcher -iface $NETNS_IFACE" \
                 --json "$RES/targets/netns-2.calibrate.json" > "$WORK/calibrate-net.log" 2>&1 ||
                 die "vaced-calibrate failed: see $WORK/calibrate-net.log"
@@ -389,13 +425,7 @@ if [[ $CAL_ONLY == 1 ]]; then
     fi
     exit 0
 fi
-if [[ -z $TARGET ]]; then
-    if [[ -f $ROOT/topo/localhost.topo ]]; then
-        TARGET=$ROOT/topo/localhost.topo
-    else
-        TARGET=$(calibrate_here)
-    fi
-fi
+[[ -n $TARGET ]] || TARGET=$(calibrate_here)
 say "localhost target: $TARGET"
 [[ -z $ALT_TARGET ]] || say "alternative description: $ALT_TARGET"
 if has_config netns-real || has_config netns-vaced-1core; then
@@ -439,8 +469,15 @@ one_run() {
     [[ $target == - ]] || env=(env VACED_TARGET="$target" VACED_JSON="$json" VACED_QUIET=1)
     read -r load _ < /proc/loadavg
     start=$(date -u +%Y-%m-%dT%H:%M:%SZ)
-    [[ $RT == 0 ]] || sleep "$RT_GAP"
-    run_cmd "$log" "${RT_PRE[@]}" "${env[@]}" "${cmd[@]}" "$bin" "$cls"
+    local try
+    for ((try = 0; ; try++)); do
+        [[ $RT == 0 ]] || sleep "$RT_GAP"
+        run_cmd "$log" "${RT_PRE[@]}" "${env[@]}" "${cmd[@]}" "$bin" "$cls"
+        awk -v s="$STEAL" -v m="$MAX_STEAL" 'BEGIN { exit !(s > m) }' && ((try < STEAL_RETRIES)) || break
+        printf '  %-18s rep %d  steal %s CPUs during the run: again\n' "$cfg" "$rep" "$STEAL" >&2
+        STEAL_RERUNS=$((STEAL_RERUNS + 1))
+        wait_no_steal
+    done
     time=$(sed -n 's/^APP=.* TIME=\([^ ]*\) .*/\1/p' "$log" | tail -1)
     ver=$(sed -n 's/^APP=.* VERIFIED=\([a-z]*\).*/\1/p' "$log" | tail -1)
     pred= comp= comm=
@@ -458,6 +495,21 @@ print(r["compute_s"], r["communication_s"])' "$json") || true
     printf '  %-18s rep %d  TIME=%-10s pred=%-12s wall=%7.3f s  cpu=%6s s  others=%4s  rc=%d %s\n' \
         "$cfg" "$rep" "${time:--}" "${pred:--}" "$WALL" "${CPU:--}" "$OTHERS" "$RC" "${ver:-}" >&2
     [[ $RC == 0 && $ver == yes ]] || say "$app $cls $cfg rep $rep: exit $RC, verified '${ver:-none}' (see $log)"
+}
+
+# wait_no_steal: until STEAL_QUIET seconds in a row pass in which the
+# hypervisor took less than a quarter of MAX_STEAL from this idle VM (at most
+# 60 s): its budget has refilled (one such second is not enough: the next
+# run is stolen from again; and an idle VM here loses 1-2 % to steal)
+STEAL_RERUNS=0 STEAL_WAITED=0
+wait_no_steal() {
+    local t0=$SECONDS a b clean=0 low
+    low=$(awk -v m="$MAX_STEAL" -v hz="$(getconf CLK_TCK)" 'BEGIN { print int(m / 4 * hz) }')
+    while ((clean < STEAL_QUIET && SECONDS - t0 < 60)); do
+        read -r _ _ a < <(read_stat); sleep 1; read -r _ _ b < <(read_stat)
+        if ((b - a > low)); then clean=0; else clean=$((clean + 1)); fi
+    done
+    STEAL_WAITED=$((STEAL_WAITED + SECONDS - t0))
 }
 
 # wait_quiet: until the machine's busy CPUs (all processes; we run nothing
@@ -503,7 +555,7 @@ for cls in "${CLASS_LIST[@]}"; do
         done
     done
 done
-say "measurements took $((SECONDS - t_all)) s, $WAITED s of it waiting for a quieter machine"
+say "measurements took $((SECONDS - t_all)) s, $WAITED s of it waiting for a quieter machine; $STEAL_RERUNS runs redone for steal time ($STEAL_WAITED s of waiting)"
 
 LIB_ID_END=$(lib_id)
 if [[ $LIB_ID_START != "$LIB_ID_END" ]]; then
@@ -519,10 +571,12 @@ fi
     echo "alt_target=$ALT_TARGET"
     echo "netns=$NETNS_KIND"
     echo "rate=$RATE"
+    echo "net_pattern=$NET_PATTERN"
     echo "command=$ORIG_CMD"
     echo "autogroup=$AUTOGROUP"
     echo "estimator=$ESTIMATOR"
     echo "rt=$([[ $RT == 1 ]] && echo "chrt -r 1, gap $RT_GAP s" || echo no)"
+    echo "steal=runs with more than $MAX_STEAL CPUs of steal time rerun, up to $STEAL_RETRIES times; $STEAL_RERUNS reruns"
 } > "$OUT/validation.$RUN_ID.meta"
 cleanup
 report
