@@ -58,8 +58,8 @@
  * transfer, a token bucket drained by it). One line per unit, sizes in
  * the order given, for each size the peers in rank order:
  *   pingpong size=S peer=P iters=N batches=B min_s=.. p10_s=.. median_s=..
- *            (exchange: the same fields)
  *            mean_s=.. bmin_s=.. bmedian_s=.. bmax_s=..
+ *   exchange ... (the same fields)
  *   stream size=S peer=P window=W iters=N batches=B max_Bps=.. median_Bps=.. min_Bps=..
  * pingpong: min, 10th percentile, median and mean of all the individual
  * one-way times (half round trips), and the fastest, median and slowest
