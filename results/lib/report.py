@@ -381,8 +381,9 @@ def main():
                       f"worst {max(v, key=abs) * 100:+.1f} %, {sum(abs(x) <= 0.1 for x in v)} of {len(v)} within 10 %.")
     if floor:
         rd.append("- Noise floor (odd against even repetitions of one configuration, mean |RE|): "
-                  + "; ".join(floor) + ". The targets (mean |RE| <= 5 %, each <= 10 %) are below "
-                  "what this shared VM lets a 7-repetition comparison resolve; "
+                  + "; ".join(floor) + ". A target (mean |RE| <= 5 %, each <= 10 %) below a "
+                  "configuration's own floor cannot be resolved by "
+                  f"{max(reps) if reps else 0} repetitions on this shared VM; "
                   "`results/validation.md` has the analysis.")
     rd.append("")
     cmds = sorted(set(meta.get("command", [])))
