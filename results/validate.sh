@@ -84,7 +84,8 @@ Options:
                         once, as the apps' halo exchanges and all-to-alls do, or
                         one direction at a time
   --reuse-targets       use the generated descriptions of an earlier run when
-                        they exist (the netns one if for the same --rate),
+                        they exist (the netns one if for the same --rate and
+                        --burst),
                         instead of measuring them anew
   --calibrate-only      (re)write results/targets/here-2.topo and here-2-lat.topo
                         (the two cores as two 1-core nodes 1 hop apart, so that
@@ -367,8 +368,9 @@ SIZES=(0 64 1024 4096 16384 65536 98304 262144 1048576 4194304)
 CALIBRATE=$ROOT/vaced/tools/vaced-calibrate
 BMEM_BPS=
 # calibrate_here: prints the path of the localhost description, written if
-# at the start of the run (or when missing, with --reuse-targets) by vaced/tools/vaced-calibrate when it
-# exists, else by results/lib/fit.py from our own ping-pong
+# at the start of the run (with --reuse-targets only when missing) by
+# vaced/tools/vaced-calibrate when it exists, else by results/lib/fit.py
+# from our own ping-pong
 calibrate_here() {
     local f=$RES/targets/here-2.topo m=$RES/targets/here-2.pingpong.txt
     if [[ $RECAL == 1 || ! -s $f ]]; then
@@ -390,7 +392,6 @@ calibrate_here() {
     echo "$f"
 }
 
-# calibrate_net: the same for the netns link (once per --rate)
 # The link's sizes for the fit: the tbf bucket (--burst) lets a message of
 # up to a few kB through at the veth's own speed, faster than the shaped
 # rate, which the model's latency + s/Bnet cannot follow: with 512-8192 B
@@ -398,9 +399,11 @@ calibrate_here() {
 # (1-4 MB exchanges 22 % slower than the model).  So the fit takes the
 # latency from 0-64 B and the bandwidth from 32 KiB up.
 NET_SIZES=0,8,64,32768,65536,114688,196608,262144,524288,1048576,2097152,4194304
+# calibrate_net: the same for the netns link (with --reuse-targets, once per
+# --rate and --burst)
 calibrate_net() {
     local f=$RES/targets/netns-2.topo m=$RES/targets/netns-2.pingpong.txt here bmem
-    if [[ $RECAL == 1 || ! -s $f ]] || ! grep -q "tbf rate $RATE" "$f"; then
+    if [[ $RECAL == 1 || ! -s $f ]] || ! grep -q "tbf rate $RATE burst $BURST B" "$f"; then
         say "calibrating the netns target (vanilla $NET_PATTERN across the namespaces)"
         if [[ -x $CALIBRATE && $NETNS_KIND == tests/netns/lib.sh* ]]; then
             "${RT_PRE[@]}" "${NETNS_PRE[@]}" python3 "$CALIBRATE" --hostfile "$NETNS_STATE/hosts" --name netns-2 \
