@@ -26,6 +26,8 @@
  *              receives: rank 2's completes first on the target.
  *   waitany-early  the same, but rank 0 waits at once: rank 1's message is on
  *              the host, rank 2's not yet; Waitany waits for rank 2's bound.
+ *   waitsome-early  the same, with MPI_Waitsome: its first call reports rank
+ *              2's receive only, at its target arrival.
  *   irecv-early  the same senders; rank 0 posts two MPI_Irecv(MPI_ANY_SOURCE)
  *              at once and waits for each: the first gets rank 2's message
  *              (held until rank 2's arrives: rank 1's reached the host first).
@@ -321,7 +323,7 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 0;
     }
-    int two_senders = strstr(mode, "waitany") || strstr(mode, "wildcard") || strstr(mode, "probe") ||
+    int two_senders = strstr(mode, "waitany") || strstr(mode, "waitsome") || strstr(mode, "wildcard") || strstr(mode, "probe") ||
         strstr(mode, "irecv") || strstr(mode, "-late-") || strstr(mode, "probe");
     if (rank == 1) {
         burn_cpu(0.02);                         /* late on the target, early on the host */
@@ -377,6 +379,22 @@ int main(int argc, char **argv)
             }
             printf("rank=0 t_isend=%.9f first=%d t_first=%.9f second=%d t_second=%.9f\n", t_post,
                    idx[0] ? 1 : 2, t[0], idx[1] ? 1 : 2, t[1]);
+        } else if (!strcmp(mode, "waitsome-early")) {
+            MPI_Request r[2];
+            MPI_Status sts[2];
+            int idx[2], n, first_n, second;
+            MPI_Irecv(buf, msg_bytes, MPI_BYTE, 1, 1, MPI_COMM_WORLD, &r[0]);
+            MPI_Irecv(buf2, msg_bytes, MPI_BYTE, 2, 1, MPI_COMM_WORLD, &r[1]);
+            MPI_Waitsome(2, r, &first_n, idx, sts);
+            double t1 = MPI_Wtime();
+            int first = sts[0].MPI_SOURCE;
+            second = first_n > 1 ? sts[1].MPI_SOURCE : -1;
+            if (first_n == 1) {
+                MPI_Waitsome(2, r, &n, idx, sts);
+                second = sts[0].MPI_SOURCE;
+            }
+            printf("rank=0 t_post=%.9f first=%d t_first=%.9f second=%d t_second=%.9f first_count=%d\n",
+                   t_post, first, t1, second, MPI_Wtime(), first_n);
         } else if (strstr(mode, "waitany")) {
             MPI_Request r[2];
             int idx;

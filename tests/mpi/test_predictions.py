@@ -293,9 +293,9 @@ def test_exchange(exe):
                               want)
 
 
-TWO_SENDERS = ("wildcard", "wildcard-early", "probe-early", "waitany", "waitany-early", "irecv-early",
-               "irecv-order-early", "irecv-cancel-early", "irecv-test-early", "test-late-early",
-               "testany-late-early", "iprobe-early", "mprobe-early", "improbe-early")
+TWO_SENDERS = ("wildcard", "wildcard-early", "probe-early", "waitany", "waitany-early", "waitsome-early",
+               "irecv-early", "irecv-order-early", "irecv-cancel-early", "irecv-test-early",
+               "test-late-early", "testany-late-early", "iprobe-early", "mprobe-early", "improbe-early")
 
 
 def adversarial_times(out, mode, s):
@@ -365,6 +365,8 @@ def test_adversarial(exe):
         if mode in TWO_SENDERS:
             check(f"{name}: the target's first message (rank 2) is matched first, though it reached the host last",
                   field(r0, "first") == 2 and field(r0, "second") == 1, r0)
+            if mode == "waitsome-early":
+                check(f"{name}: the first MPI_Waitsome reports rank 2's receive only", field(r0, "first_count") == 1, r0)
             if mode == "irecv-cancel-early":
                 check(f"{name}: the held wildcard receive is cancelled", field(r0, "cancelled") == 1, r0)
         elif mode == "test":
