@@ -323,8 +323,8 @@ int main(int argc, char **argv)
         MPI_Finalize();
         return 0;
     }
-    int two_senders = strstr(mode, "waitany") || strstr(mode, "waitsome") || strstr(mode, "wildcard") || strstr(mode, "probe") ||
-        strstr(mode, "irecv") || strstr(mode, "-late-") || strstr(mode, "probe");
+    int two_senders = strstr(mode, "waitany") || strstr(mode, "waitsome") || strstr(mode, "wildcard") ||
+        strstr(mode, "probe") || strstr(mode, "irecv") || strstr(mode, "-late-");
     if (rank == 1) {
         burn_cpu(0.02);                         /* late on the target, early on the host */
         double t = MPI_Wtime();
@@ -382,13 +382,12 @@ int main(int argc, char **argv)
         } else if (!strcmp(mode, "waitsome-early")) {
             MPI_Request r[2];
             MPI_Status sts[2];
-            int idx[2], n, first_n, second;
+            int idx[2], n, first_n;
             MPI_Irecv(buf, msg_bytes, MPI_BYTE, 1, 1, MPI_COMM_WORLD, &r[0]);
             MPI_Irecv(buf2, msg_bytes, MPI_BYTE, 2, 1, MPI_COMM_WORLD, &r[1]);
             MPI_Waitsome(2, r, &first_n, idx, sts);
             double t1 = MPI_Wtime();
-            int first = sts[0].MPI_SOURCE;
-            second = first_n > 1 ? sts[1].MPI_SOURCE : -1;
+            int first = sts[0].MPI_SOURCE, second = first_n > 1 ? sts[1].MPI_SOURCE : -1;
             if (first_n == 1) {
                 MPI_Waitsome(2, r, &n, idx, sts);
                 second = sts[0].MPI_SOURCE;
