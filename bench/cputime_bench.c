@@ -4,7 +4,8 @@
  *
  * Build and run from the repository root:
  *   cc -std=gnu11 -O2 -Wall -Wextra -Werror -Ivaced/src \
- *      vaced/src/cputime.c vaced/src/cputime_perf.c bench/cputime_bench.c \
+ *      vaced/src/cputime.c vaced/src/cputime_perf.c vaced/src/cputime_rseq.c \
+ *      bench/cputime_bench.c \
  *      -lpfm -pthread -o /tmp/cputime_bench && /tmp/cputime_bench [reads] [rounds]
  */
 #define _GNU_SOURCE
@@ -21,10 +22,12 @@
 
 #define MAXROUNDS 64
 
-enum row { R_THREAD, R_MMAP, R_READ, R_RAW_THREAD, R_MMAP_MATH, R_MONO, R_TSC, NROWS };
+/* The first rows are the sources themselves, numbered as enum vaced_cpu_source. */
+enum row { R_THREAD, R_MMAP, R_READ, R_RSEQ, R_RAW_THREAD, R_MMAP_MATH, R_MONO, R_TSC, NROWS };
 
 static const char *row_name[NROWS] = {
     "thread (vaced_cputime_ns)", "perf-mmap (vaced_cputime_ns)", "perf-read (vaced_cputime_ns)",
+    "rseq (vaced_cputime_ns)",
     "clock_gettime THREAD_CPUTIME", "perf-mmap math, filled page", "clock_gettime MONOTONIC",
     "rdtsc",
 };
@@ -46,11 +49,11 @@ static double time_row(enum row r, long n, char *why, size_t whylen)
     int64_t a;
     long i;
 
-    if (r <= R_READ && vaced_cputime_force((enum vaced_cpu_source)r, why, whylen) != 0)
+    if (r <= R_RSEQ && vaced_cputime_force((enum vaced_cpu_source)r, why, whylen) != 0)
         return -1;
     a = mono_ns();
     switch (r) {
-    case R_THREAD: case R_MMAP: case R_READ:
+    case R_THREAD: case R_MMAP: case R_READ: case R_RSEQ:
         for (i = 0; i < n; i++)
             sink += vaced_cputime_ns();
         break;

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include "cputime.h"
 #include "cputime_perf.h"
+#include "cputime_rseq.h"
 
 #include <pthread.h>
 #include <stdarg.h>
@@ -10,7 +11,11 @@
 #include <string.h>
 #include <time.h>
 
-#define NSRC 3
+#define NSRC 4
+/* rseq: the longest wall-clock stretch taken as CPU time without a thread
+ * clock read. It bounds what an interrupt or a steal inside it can add, and
+ * makes the reads it saves cost at most a thread-clock read per 50 us. */
+#define RSEQ_WINDOW_NS 50000
 #define CHECK_BUSY_NS 1000000  /* dwarfs read costs, keeps init short */
 #define CHECK_SLEEP_NS 300000  /* a wall-time clock would gain all of it */
 #define CALIB_ROUNDS 4
@@ -24,6 +29,12 @@ struct tstate {
     int64_t base; /* added to perf readings to put them on the thread clock's scale */
     int64_t last; /* last value returned, so reads never go back */
     struct vaced_perf_ev ev;
+    /* rseq source: the window opened by the last thread-clock read */
+    struct vaced_rseq_guard guard;
+    int64_t c0;       /* its reading (less debt) */
+    int64_t w0;       /* wall clock just after it */
+    int64_t extra;    /* cost of an opening read beyond a wall-clock read */
+    int64_t debt;     /* extra times the windows opened so far */
 };
 
 /* Zero state = thread clock: a thread that never called init still reads right. */
@@ -45,6 +56,29 @@ static inline int64_t clock_ns(clockid_t c)
 
 static inline int64_t thread_ns(void) { return clock_ns(CLOCK_THREAD_CPUTIME_ID); }
 
+/* Open a window: arm the guard, then read both clocks, so that a switch
+ * anywhere after the thread-clock sample clears the guard. The debt keeps
+ * the costlier read from lengthening the segment it closes. */
+static int64_t rseq_open_window(struct tstate *t)
+{
+    vaced_rseq_arm(&t->guard);
+    t->debt += t->extra;
+    t->c0 = thread_ns() - t->debt;
+    t->w0 = clock_ns(CLOCK_MONOTONIC);
+    return t->c0;
+}
+
+/* The wall clock is read before the guard is tested: a switch between the
+ * two would otherwise go unseen and its time count. */
+static inline int64_t rseq_ns(struct tstate *t)
+{
+    int64_t w = clock_ns(CLOCK_MONOTONIC);
+
+    if (w - t->w0 < RSEQ_WINDOW_NS && vaced_rseq_intact(&t->guard))
+        return t->c0 + (w - t->w0);
+    return rseq_open_window(t);
+}
+
 /* Unscaled reading of source s for this thread; -1 if the event failed. */
 static inline int64_t raw_ns(enum vaced_cpu_source s)
 {
@@ -56,6 +90,8 @@ static inline int64_t raw_ns(enum vaced_cpu_source s)
         return v >= 0 ? v : vaced_perf_read_ns(&ts.ev); /* same clock, slower */
     case VACED_CPU_PERF_READ:
         return vaced_perf_read_ns(&ts.ev);
+    case VACED_CPU_RSEQ:
+        return rseq_ns(&ts);
     default:
         return thread_ns();
     }
@@ -89,6 +125,7 @@ const char *vaced_cputime_source_name(enum vaced_cpu_source s)
     case VACED_CPU_THREAD: return "thread";
     case VACED_CPU_PERF_MMAP: return "perf-mmap";
     case VACED_CPU_PERF_READ: return "perf-read";
+    case VACED_CPU_RSEQ: return "rseq";
     }
     return "unknown";
 }
@@ -116,6 +153,8 @@ static void register_hooks(void)
 
 void vaced_cputime_fini(void)
 {
+    if (ts.guard.cs && vaced_rseq_intact(&ts.guard))
+        *ts.guard.cs = 0; /* the kernel must not follow it once we are gone */
     if (ts.ev.open) {
         vaced_perf_close(&ts.ev);
         pthread_setspecific(exit_key, NULL);
@@ -131,10 +170,10 @@ static void use_source(enum vaced_cpu_source s)
     ts.src = s;
     ts.last = 0;
     ts.base = 0;
-    if (s == VACED_CPU_THREAD) {
+    if (s != VACED_CPU_PERF_MMAP && s != VACED_CPU_PERF_READ)
         vaced_perf_close(&ts.ev);
+    if (s == VACED_CPU_THREAD)
         return;
-    }
     a = thread_ns();
     p = raw_ns(s);
     b = thread_ns();
@@ -159,9 +198,46 @@ static void note(char *buf, size_t n, const char *fmt, ...)
     va_end(ap);
 }
 
-/* Clears ok[s] for each perf source that does not track the thread clock:
- * same advance over a busy loop, none across a sleep. Both candidates are
- * read inside one pair of thread-clock reads, so one check serves both. */
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+    return (x > y) - (x < y);
+}
+
+/* Median duration of n calls of f, timed singly by the wall clock. */
+static int64_t median_call_ns(int64_t (*f)(struct tstate *), int n)
+{
+    int64_t d[64];
+
+    for (int i = 0; i < n; i++) {
+        int64_t a = clock_ns(CLOCK_MONOTONIC);
+        sink += f(&ts);
+        d[i] = clock_ns(CLOCK_MONOTONIC) - a;
+    }
+    qsort(d, (size_t)n, sizeof d[0], cmp_i64);
+    return d[n / 2];
+}
+
+/* Set up the rseq source for this thread: the guard, and what a window's
+ * opening read costs beyond a read inside a window. 0, or -1 with a reason. */
+static int rseq_prepare(char *why, size_t n)
+{
+    if (vaced_rseq_guard_open(&ts.guard, why, n) < 0)
+        return -1;
+    ts.extra = ts.debt = 0;
+    rseq_open_window(&ts);
+    int64_t inside = median_call_ns(rseq_ns, 63);
+    int64_t opening = median_call_ns(rseq_open_window, 63);
+    ts.extra = opening > inside ? opening - inside : 0;
+    ts.debt = 0;
+    ts.w0 = 0; /* the next read opens a window */
+    return 0;
+}
+
+/* Clears ok[s] for each candidate that does not track the thread clock:
+ * same advance over a busy loop, none across a sleep. All candidates are
+ * read inside one pair of thread-clock reads, so one check serves all. */
 static void self_check(int ok[NSRC], char *buf, size_t n)
 {
     struct timespec sl = { 0, CHECK_SLEEP_NS };
@@ -233,7 +309,7 @@ static void calibrate(const int use[NSRC], double cost[NSRC])
     }
 }
 
-enum want { W_AUTO, W_THREAD, W_PERF, W_MMAP, W_READ, W_UNKNOWN };
+enum want { W_AUTO, W_THREAD, W_PERF, W_MMAP, W_READ, W_RSEQ, W_UNKNOWN };
 
 static enum want parse(const char *request, char *buf, size_t n)
 {
@@ -253,11 +329,14 @@ static enum want parse(const char *request, char *buf, size_t n)
         return W_MMAP;
     if (!strcmp(request, "perf-read"))
         return W_READ;
-    note(buf, n, "unknown %s '%.40s' (want auto|thread|perf|perf-mmap|perf-read)", from, request);
+    if (!strcmp(request, "rseq"))
+        return W_RSEQ;
+    note(buf, n, "unknown %s '%.40s' (want auto|thread|perf|perf-mmap|perf-read|rseq)", from,
+         request);
     return W_UNKNOWN;
 }
 
-/* Auto: drop perf sources not clearly cheaper than the thread clock, before
+/* Auto: drop sources not clearly cheaper than the thread clock, before
  * the self-check, so a host like this VM spends no time checking them. */
 static void drop_costly(int ok[NSRC], const double cost[NSRC], char *buf, size_t n)
 {
@@ -270,7 +349,7 @@ static void drop_costly(int ok[NSRC], const double cost[NSRC], char *buf, size_t
     }
 }
 
-/* The cheapest perf source still standing, else the thread clock. */
+/* The cheapest source still standing, else the thread clock. */
 static enum vaced_cpu_source pick(const int ok[NSRC], const double cost[NSRC])
 {
     enum vaced_cpu_source best = VACED_CPU_THREAD;
@@ -284,8 +363,8 @@ static enum vaced_cpu_source pick(const int ok[NSRC], const double cost[NSRC])
 enum vaced_cpu_source vaced_cputime_init(const char *request, char *why, size_t whylen)
 {
     char buf[320] = "";
-    int ok[NSRC] = { 1, 0, 0 };
-    double cost[NSRC] = { 0, 0, 0 };
+    int ok[NSRC] = { 1, 0, 0, 0 };
+    double cost[NSRC] = { 0, 0, 0, 0 };
     enum vaced_cpu_source got = VACED_CPU_THREAD;
     int first; /* the request's first choice; -1: none, always explain */
     enum want w;
@@ -295,23 +374,31 @@ enum vaced_cpu_source vaced_cputime_init(const char *request, char *why, size_t 
     vaced_cputime_fini();
     w = parse(request, buf, sizeof buf);
     first = w == W_UNKNOWN ? -1 : w == W_THREAD ? VACED_CPU_THREAD
-        : w == W_READ ? VACED_CPU_PERF_READ : VACED_CPU_PERF_MMAP;
-    if (w != W_THREAD && w != W_UNKNOWN) {
+        : w == W_READ ? VACED_CPU_PERF_READ : w == W_RSEQ ? VACED_CPU_RSEQ : VACED_CPU_PERF_MMAP;
+    if (w == W_AUTO || w == W_RSEQ) {
+        ok[VACED_CPU_RSEQ] = 1;
+        if (rseq_prepare(r, sizeof r) < 0) {
+            note(buf, sizeof buf, "rseq: %s", r);
+            ok[VACED_CPU_RSEQ] = 0;
+        }
+    }
+    if (w == W_AUTO || w == W_PERF || w == W_MMAP || w == W_READ) {
         ok[VACED_CPU_PERF_MMAP] = w != W_READ;
         ok[VACED_CPU_PERF_READ] = w != W_MMAP;
         if (vaced_perf_open(&ts.ev, r, sizeof r) < 0) {
             note(buf, sizeof buf, "perf: %s", r);
-            ok[1] = ok[2] = 0;
+            ok[VACED_CPU_PERF_MMAP] = ok[VACED_CPU_PERF_READ] = 0;
         } else if (ok[VACED_CPU_PERF_MMAP] && !vaced_perf_mmap_usable(&ts.ev, r, sizeof r)) {
             note(buf, sizeof buf, "perf-mmap: %s", r);
             ok[VACED_CPU_PERF_MMAP] = 0;
         }
-        if ((ok[1] || ok[2]) && (w == W_AUTO || w == W_PERF))
+    }
+    if (ok[1] || ok[2] || ok[3]) {
+        if (w == W_AUTO || w == W_PERF)
             calibrate(ok, cost);
         if (w == W_AUTO)
             drop_costly(ok, cost, buf, sizeof buf);
-        if (ok[1] || ok[2])
-            self_check(ok, buf, sizeof buf);
+        self_check(ok, buf, sizeof buf);
         got = pick(ok, cost);
     }
     use_source(got);
@@ -331,6 +418,11 @@ int vaced_cputime_force(enum vaced_cpu_source s, char *why, size_t whylen)
     pthread_once(&reg_once, register_hooks);
     vaced_cputime_fini();
     if (s != VACED_CPU_THREAD) {
+        if (s == VACED_CPU_RSEQ) {
+            if (rseq_prepare(r, sizeof r) < 0)
+                goto fail;
+            goto use;
+        }
         if (s != VACED_CPU_PERF_MMAP && s != VACED_CPU_PERF_READ) {
             snprintf(r, sizeof r, "unknown source %d", (int)s);
             goto fail;
@@ -342,6 +434,7 @@ int vaced_cputime_force(enum vaced_cpu_source s, char *why, size_t whylen)
             goto fail;
         }
     }
+use:
     use_source(s);
     if (why && whylen)
         why[0] = '\0';

@@ -1,19 +1,27 @@
 /* CPU time of the calling thread: the clock that times compute segments.
  *
  * It is read at every communication event, so the per-read cost matters.
- * Three sources, chosen per thread by vaced_cputime_init():
+ * Four sources, chosen per thread by vaced_cputime_init():
  *   thread     clock_gettime(CLOCK_THREAD_CPUTIME_ID): always available; the
  *              reference every other source is checked against.
+ *   rseq       the thread clock, read once, then extended by the wall clock
+ *              (CLOCK_MONOTONIC, no syscall) for up to 50 us while an rseq
+ *              guard shows the thread has not been switched out: while it
+ *              runs without a break, its CPU time and the wall time advance
+ *              together. Interrupt and hypervisor steal time inside such a
+ *              window count, at most 50 us a window; a longer steal opens a
+ *              new window. Needs glibc's rseq registration (Linux 4.18+).
  *   perf-mmap  a per-thread perf_event TASK-CLOCK read from its mmap'd page
  *              and extrapolated with rdtsc: no syscall per read. Needs
  *              cap_user_time (x86, TSC-based sched_clock).
  *   perf-read  the same event read with read(2): one syscall per read.
- * A perf source is only selected after a startup self-check shows it agrees
- * with the thread clock over a 1 ms busy loop and does not advance across a
- * 0.3 ms sleep. TASK-CLOCK counts the time the thread is scheduled in as the
- * guest kernel sees it, so on a VM it includes hypervisor steal time, which
- * the thread clock excludes (CONFIG_PARAVIRT_TIME_ACCOUNTING): under steal
- * the two drift apart and the self-check rejects perf.
+ * Any other source is only selected after a startup self-check shows it
+ * agrees with the thread clock over a 1 ms busy loop and does not advance
+ * across a 0.3 ms sleep (for rseq, also that a sleep clears the guard).
+ * TASK-CLOCK counts the time the thread is scheduled in as the guest kernel
+ * sees it, so on a VM it includes hypervisor steal time, which the thread
+ * clock excludes (CONFIG_PARAVIRT_TIME_ACCOUNTING): under steal the two
+ * drift apart and the self-check rejects perf.
  *
  * State is per thread (thread-local). A thread that never called init reads
  * the thread clock (the zero state is VACED_CPU_THREAD), so reads are always
@@ -32,15 +40,16 @@
 enum vaced_cpu_source {
     VACED_CPU_THREAD = 0,
     VACED_CPU_PERF_MMAP = 1,
-    VACED_CPU_PERF_READ = 2
+    VACED_CPU_PERF_READ = 2,
+    VACED_CPU_RSEQ = 3
 };
 
 /* request: NULL (use $VACED_CPUTIME, default "auto"), "auto" or "" (the
- * cheapest source that passes the self-check; a perf source must cost under
- * 0.8x the thread clock, timed at init, to displace it), "thread", "perf"
- * (the cheapest perf form that passes), "perf-mmap" or "perf-read" (that
- * form). Init takes ~0.2-2 ms; the first perf_event_open on an otherwise
- * perf-free machine can wait ~15 ms more (wall, not CPU).
+ * cheapest source that passes the self-check; another source must cost
+ * under 0.8x the thread clock, timed at init, to displace it), "thread",
+ * "perf" (the cheapest perf form that passes), "perf-mmap", "perf-read" or
+ * "rseq" (that source). Init takes ~0.2-2 ms; the first perf_event_open on
+ * an otherwise perf-free machine can wait ~15 ms more (wall, not CPU).
  * An unknown request is not an error: it falls back to "thread" with a
  * reason, because a typo in an environment variable must not stop MPI_Init.
  * Returns the source chosen for the calling thread. why (if non-NULL) gets a
@@ -50,10 +59,14 @@ enum vaced_cpu_source {
 enum vaced_cpu_source vaced_cputime_init(const char *request, char *why, size_t whylen);
 
 /* CPU time of the calling thread in ns, on the thread clock's scale (perf
- * sources are offset at init to match it). Non-decreasing between inits. */
+ * sources are offset at init to match it). Non-decreasing between inits.
+ * The rseq source leaves out the cost of its own thread-clock reads beyond
+ * that of a wall-clock read, so that every read costs a segment the same
+ * (see vaced_calibrate_read_cost); it falls behind the thread clock by
+ * about 0.3 us per thread-clock read. */
 int64_t vaced_cputime_ns(void);
 
-/* "thread", "perf-mmap", "perf-read"; "unknown" for any other value. */
+/* "thread", "perf-mmap", "perf-read", "rseq"; "unknown" for any other value. */
 const char *vaced_cputime_source_name(enum vaced_cpu_source s);
 
 /* Release the calling thread's perf event; it reads the thread clock after. */
