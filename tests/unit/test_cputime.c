@@ -19,6 +19,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -68,6 +70,22 @@ static int open_fds(void)
         n++;
     closedir(d);
     return n;
+}
+
+/* Times the calling thread gave up its CPU (slept) so far. */
+static long voluntary_switches(void)
+{
+    struct rusage u;
+
+    getrusage(RUSAGE_THREAD, &u);
+    return u.ru_nvcsw;
+}
+
+static int cmp_i64(const void *a, const void *b)
+{
+    int64_t x = *(const int64_t *)a, y = *(const int64_t *)b;
+
+    return (x > y) - (x < y);
 }
 
 static void sleep_ns(int64_t ns)
@@ -333,22 +351,41 @@ static void test_rseq_windows(void)
         CHECK(why[0] != '\0');
         return;
     }
-    /* Short sleeps, inside one 50 us window, do not count: the source
-     * advances as the thread clock does (which counts the system call,
-     * several us on a VM), not as the wall clock. */
-    for (int i = 0; i < 100; i++) {
+    /* Short sleeps (10 us, with the timer slack at 1 ns: 15-25 us of wall
+     * time, so inside one 50 us window) do not count: across each, the
+     * source advances as the thread clock does (which counts the system
+     * call, several us on a VM), not as the wall clock. Medians, because
+     * the thread clock itself now and then charges a thread 10-50 us it did
+     * not run just after a wake-up (seen 1 in 1000 on this VM), and the
+     * source's next thread-clock read takes it in a neighbouring segment.
+     * Only sleeps that switched the thread out count: when the hypervisor
+     * stalls the VM inside the call, the timer can expire before the
+     * thread sleeps at all. */
+    enum { SLEEPS = 101 };
+    int64_t excess[SLEEPS], idle[SLEEPS];
+    int n = 0;
+    unsigned long slack = (unsigned long)prctl(PR_GET_TIMERSLACK, 0, 0, 0, 0);
+    prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+    for (int i = 0; i < 20 * SLEEPS && n < SLEEPS; i++) {
+        long sw = voluntary_switches();
         v0 = vaced_cputime_ns();
-        int64_t r0 = ref_ns();
-        sleep_ns(20000);
-        int64_t r1 = ref_ns();
+        int64_t r0 = ref_ns(), w0 = wall_ns();
+        sleep_ns(10000);
+        int64_t w1 = wall_ns(), r1 = ref_ns();
         v1 = vaced_cputime_ns();
-        if ((v1 - v0) - (r1 - r0) > 3000) {
-            printf("  rseq counted %.1f us of a 20 us sleep, the thread clock %.1f us\n",
-                   (v1 - v0) / 1e3, (r1 - r0) / 1e3);
-            CHECK((v1 - v0) - (r1 - r0) <= 3000);
-            break;
-        }
+        if (voluntary_switches() == sw || w1 - w0 > 40000)
+            continue;
+        excess[n] = (v1 - v0) - (r1 - r0);
+        idle[n++] = (w1 - w0) - (r1 - r0);
     }
+    prctl(PR_SET_TIMERSLACK, slack, 0, 0, 0);
+    qsort(excess, (size_t)n, sizeof excess[0], cmp_i64);
+    qsort(idle, (size_t)n, sizeof idle[0], cmp_i64);
+    printf("  rseq across %d short sleeps: median %.2f us more than the thread clock, which"
+           " was idle a median %.2f us\n", n, n ? excess[n / 2] / 1e3 : 0, n ? idle[n / 2] / 1e3 : 0);
+    CHECK(n >= SLEEPS / 2);
+    CHECK(n && idle[n / 2] > 3000); /* the check can see a counted sleep */
+    CHECK(n && excess[n / 2] < idle[n / 2] / 2);
     /* Alone on a CPU: segments agree with the thread clock. */
     CHECK(pin_to(0) == 0);
     short_segments(2000, &src, &ref);
@@ -424,6 +461,7 @@ static void *other_thread(void *arg)
 
 static void test_threads(void)
 {
+    long long steal_at_start = steal_ticks();
     int64_t out[4];
     pthread_t th;
     char why[256];
@@ -437,7 +475,11 @@ static void test_threads(void)
     CHECK_EQ_I64(out[0], VACED_CPU_THREAD);
     CHECK(out[1] < 20 * MS);
     CHECK_NEAR_I64(out[1], out[2], MS / 10);
-    CHECK(out[3] >= 19 * MS && out[3] < 40 * MS); /* steal may add, never remove */
+    /* Steal may add (perf counts it), never remove. */
+    if (out[3] < 19 * MS || out[3] >= 40 * MS)
+        printf("  other thread: %.3f ms over 20 ms busy, %lld steal ticks since start\n",
+               out[3] / 1e6, steal_ticks() - steal_at_start);
+    CHECK(out[3] >= 19 * MS && (out[3] < 40 * MS || steal_ticks() > steal_at_start));
     CHECK_EQ_I64(vaced_cputime_source(), VACED_CPU_THREAD);
     CHECK(vaced_cputime_ns() >= 60 * MS);
 }
