@@ -316,26 +316,40 @@ static int pin_to(int cpu)
 
 static volatile int spin_stop;
 
-static void *spinner(void *arg)
+/* Wakes every 10 us to run for 5 us (timer slack 1 ns), on CPU 0: it
+ * preempts a thread there for a few us at a time, well inside a window. */
+static void *ticker(void *arg)
 {
     (void)arg;
     pin_to(0);
-    while (!spin_stop)
-        sink++;
+    prctl(PR_SET_TIMERSLACK, 1UL, 0, 0, 0);
+    while (!spin_stop) {
+        sleep_ns(10000);
+        int64_t t0 = wall_ns();
+        while (wall_ns() - t0 < 5000)
+            sink++;
+    }
     return NULL;
 }
 
 /* Segments of 1-100 us of work, each measured by the source and by the
- * thread clock. Sums of the two, in ns. */
-static void short_segments(int n, int64_t *src, int64_t *ref)
+ * thread clock: sums of the two in ns, and how many segments the two
+ * measured more than 3 us apart (sums alone would hide time moved from one
+ * segment to the next: a thread-clock read pays back what went before). */
+static int short_segments(int n, int64_t *src, int64_t *ref)
 {
+    int off = 0;
+
     *src = *ref = 0;
     for (int i = 0; i < n; i++) {
         int64_t v0 = vaced_cputime_ns(), r0 = ref_ns();
         busy(1000 + (i * 7919) % 99000);
-        *ref += ref_ns() - r0;
-        *src += vaced_cputime_ns() - v0;
+        int64_t r = ref_ns() - r0, v = vaced_cputime_ns() - v0;
+        *ref += r;
+        *src += v;
+        off += llabs(v - r) > 3000;
     }
+    return off;
 }
 
 /* The rseq source extends the thread clock by the wall clock: it must stop
@@ -345,6 +359,7 @@ static void test_rseq_windows(void)
     char why[256];
     int64_t src, ref, v0, v1;
     pthread_t th;
+    int off;
 
     if (vaced_cputime_force(VACED_CPU_RSEQ, why, sizeof why) != 0) {
         printf("rseq cannot be used: %s\n", why);
@@ -358,6 +373,8 @@ static void test_rseq_windows(void)
      * the thread clock itself now and then charges a thread 10-50 us it did
      * not run just after a wake-up (seen 1 in 1000 on this VM), and the
      * source's next thread-clock read takes it in a neighbouring segment.
+     * A source that counted sleeps would do so in most of them (its next
+     * thread-clock read only pays it back, in another segment).
      * Only sleeps that switched the thread out count: when the hypervisor
      * stalls the VM inside the call, the timer can expire before the
      * thread sleeps at all. */
@@ -379,31 +396,39 @@ static void test_rseq_windows(void)
         idle[n++] = (w1 - w0) - (r1 - r0);
     }
     prctl(PR_SET_TIMERSLACK, slack, 0, 0, 0);
-    qsort(excess, (size_t)n, sizeof excess[0], cmp_i64);
     qsort(idle, (size_t)n, sizeof idle[0], cmp_i64);
-    printf("  rseq across %d short sleeps: median %.2f us more than the thread clock, which"
-           " was idle a median %.2f us\n", n, n ? excess[n / 2] / 1e3 : 0, n ? idle[n / 2] / 1e3 : 0);
+    int counted = 0;
+    for (int i = 0; i < n; i++)
+        counted += excess[i] > idle[n / 2] / 2;
+    printf("  rseq across %d short sleeps: %d counted half the sleep or more (the thread"
+           " clock was idle a median %.2f us)\n", n, counted, n ? idle[n / 2] / 1e3 : 0);
     CHECK(n >= SLEEPS / 2);
     CHECK(n && idle[n / 2] > 3000); /* the check can see a counted sleep */
-    CHECK(n && excess[n / 2] < idle[n / 2] / 2);
+    CHECK(counted <= n / 20);
     /* Alone on a CPU: segments agree with the thread clock. */
     CHECK(pin_to(0) == 0);
-    short_segments(2000, &src, &ref);
-    printf("  rseq alone: %.3f ms vs thread clock %.3f ms\n", src / 1e6, ref / 1e6);
+    off = short_segments(2000, &src, &ref);
+    printf("  rseq alone: %.3f ms vs thread clock %.3f ms, %d of 2000 segments apart\n",
+           src / 1e6, ref / 1e6, off);
     CHECK_NEAR_I64(src, ref, ref / 50);
-    /* Sharing the CPU with a spinning thread, which preempts this one in
-     * the middle of segments: its time must not count. */
+    CHECK(off <= 40);
+    /* Sharing the CPU with a thread that preempts this one for a few us at
+     * a time, in the middle of segments: its time must not pile up. */
     spin_stop = 0;
-    CHECK(pthread_create(&th, NULL, spinner, NULL) == 0);
+    CHECK(pthread_create(&th, NULL, ticker, NULL) == 0);
     int64_t w0 = wall_ns();
-    short_segments(2000, &src, &ref);
+    off = short_segments(2000, &src, &ref);
     int64_t wall = wall_ns() - w0;
     spin_stop = 1;
     pthread_join(th, NULL);
-    printf("  rseq sharing a CPU: %.3f ms vs thread clock %.3f ms in %.3f ms wall\n", src / 1e6,
-           ref / 1e6, wall / 1e6);
-    CHECK(wall > ref * 3 / 2); /* the spinner did take turns */
+    printf("  rseq sharing a CPU: %.3f ms vs thread clock %.3f ms in %.3f ms wall, %d of 2000"
+           " segments apart\n", src / 1e6, ref / 1e6, wall / 1e6, off);
+    CHECK(wall > ref * 11 / 10); /* the ticker did take turns */
     CHECK_NEAR_I64(src, ref, ref / 50);
+    /* Not checked per segment here: about 4 % of segments come out more
+     * than 3 us apart with the guard and 6 % without it (measured), as the
+     * two clocks book the cost of each preemption in different segments;
+     * the sleeps above check the guard. */
     cpu_set_t all;
     CPU_ZERO(&all);
     for (int c = 0; c < CPU_SETSIZE; c++)
