@@ -242,29 +242,47 @@ for r in cpt:
                         unit="ns", base_is="", base="", value_is="host", value=mn, ratio=None, goal="", meets="",
                         note=f"min {mi}" if mn is not None else f"unavailable: {un}"))
     cpt_body.append([r["item"], fmt(mn, 1) if mn is not None else "unavailable", fmt(mi, 1) if mi is not None else (un or "")])
-if "vaced" in per_rt and read_cost.get("thread (vaced_cputime_ns)") and pp_v.get("vaced"):
-    nreads = per_rt["vaced"]["clock_thread"]
-    exp_us = nreads * read_cost["thread (vaced_cputime_ns)"] / 1000
-    summary.append(f"clock reads per ping-pong iteration (both ranks): {nreads:.2f} CLOCK_THREAD_CPUTIME_ID "
-                   f"(vanilla {per_rt.get('vanilla', {}).get('clock_thread', 0):.2f}); "
-                   f"x {read_cost['thread (vaced_cputime_ns)']:.0f} ns = {exp_us:.2f} us of the "
-                   f"{pp_v['vaced'] - pp_v['vanilla']:.2f} us the round trip grew by")
+# ns per clock_gettime call of each clock, as counted by bench/rankstat.c
+rc_thread = read_cost.get("clock_gettime THREAD_CPUTIME")
+rc_mono = read_cost.get("clock_gettime MONOTONIC")
+
+
+def reads_cost_ns(n_thread, n_mono):
+    """CPU time of the counted clock reads, or None without both costs."""
+    if n_thread is None or n_mono is None or not rc_thread or not rc_mono:
+        return None
+    return n_thread * rc_thread + n_mono * rc_mono
+
+
+def reads_text(n_thread, n_mono):
+    return (f"{n_thread:.2f} CLOCK_THREAD_CPUTIME_ID x {rc_thread:.0f} ns + "
+            f"{n_mono:.2f} CLOCK_MONOTONIC x {rc_mono:.0f} ns")
+
+
+if "vaced" in per_rt and pp_v.get("vaced") and reads_cost_ns(0, 0) is not None:
+    x = per_rt["vaced"]
+    exp_us = reads_cost_ns(x["clock_thread"], x["clock_mono"]) / 1000
+    summary.append(f"clock reads per ping-pong iteration (both ranks): {reads_text(x['clock_thread'], x['clock_mono'])}"
+                   f" = {exp_us:.2f} us of the {pp_v['vaced'] - pp_v['vanilla']:.2f} us the round trip grew by")
 
 # --------------------------------------------------------------- reads ----
 reads_body = []
-rc_thread = read_cost.get("thread (vaced_cputime_ns)")
 for r in sorted((r for r in rows if r["part"] == "reads" and r["rc"] == "0"), key=lambda r: (int(r["ranks"]), r["item"])):
     n = fnum(r["m"].get("clock_thread"))
+    nm = fnum(r["m"].get("clock_mono"))
     p = int(r["ranks"])
     a, b = groups.get((r["item"], p, "vanilla"), []), groups.get((r["item"], p, "vaced"), [])
     ca, cb = med(fnum(x["cpu_s"]) for x in a), med(fnum(x["cpu_s"]) for x in b)
     delta = cb - ca if ca is not None and cb is not None else None
-    est = n * rc_thread * 1e-9 if n is not None and rc_thread else None
-    figures.append(dict(part="reads", item=r["item"], ranks=p, metric="CPU-time reads of all ranks (whole run)",
+    est = reads_cost_ns(n, nm)
+    est = est * 1e-9 if est is not None else None
+    figures.append(dict(part="reads", item=r["item"], ranks=p,
+                        metric="thread CPU-time clock reads of all ranks (whole run)",
                         unit="reads", base_is="", base="", value_is="vaced", value=n, ratio=None, goal="", meets="",
-                        note=(f"x {rc_thread:.0f} ns = {est:.3f} s CPU; measured CPU growth {fmt(delta)} s"
+                        note=(f"{reads_text(n, nm)} = {est:.3f} s CPU; measured CPU growth {fmt(delta)} s"
                               if est is not None else "")))
-    reads_body.append([r["item"], str(p), f"{n / 1e6:.3f}" if n is not None else "-", fmt(est), fmt(delta),
+    reads_body.append([r["item"], str(p), f"{n / 1e6:.3f}" if n is not None else "-",
+                       f"{nm / 1e6:.3f}" if nm is not None else "-", fmt(est), fmt(delta),
                        fmt(est / delta * 100, 0) + " %" if est is not None and delta and delta > 0 else "-"])
 
 # -------------------------------------------------------------- scale ----
@@ -447,13 +465,14 @@ if sd_body:
 if reads_body:
     md.append("### Where the extra CPU time goes")
     md.append("")
-    md.append(f"One more VACED run of each combination counts the CPU-time reads of all ranks (`bench/rankstat.c`); "
-              f"times the cost of one read of the source in use (`thread`, "
-              f"{fmt(rc_thread, 0) if rc_thread else '?'} ns here, see below) that is the CPU time the clock "
-              f"reads cost, set beside the measured growth of the job's CPU time (median vaced - median "
-              f"vanilla, from the table above; noisy).")
+    md.append(f"One more VACED run of each combination counts the clock reads of all ranks (`bench/rankstat.c`): "
+              f"thread CPU-time reads ({fmt(rc_thread, 0) if rc_thread else '?'} ns each here) and wall-clock "
+              f"reads ({fmt(rc_mono, 0) if rc_mono else '?'} ns; the `rseq` source reads one per CPU-time read and "
+              f"the thread clock only to open a window, see below). Their cost is set beside the measured growth "
+              f"of the job's CPU time (median vaced - median vanilla, from the table above; noisy).")
     md.append("")
-    table(["app", "ranks", "reads (millions)", "reads x cost (s)", "measured CPU growth (s)", "share"], reads_body)
+    table(["app", "ranks", "thread reads (millions)", "wall reads (millions)", "reads x cost (s)",
+           "measured CPU growth (s)", "share"], reads_body)
 if eff_body:
     md.append("## Host efficiency")
     md.append("")
@@ -509,7 +528,10 @@ if per_rt:
               "(a collective's sends, the progress engine inside MPI_Recv) only move the depth, and waiting in "
               "the progress engine reads nothing. A ping-pong iteration is MPI_Send + MPI_Recv on each rank: "
               "2 brackets x 2 reads = 4 reads a rank, 8 a round trip, all of them on the round trip's critical "
-              "path. The measured counts above confirm it.")
+              "path. With the `rseq` source (`VACED_CPUTIME=auto` where perf-mmap is missing) each of them is a "
+              "wall-clock read, and the thread clock is read only to open a window, after the thread was switched "
+              "out or 50 us passed: here once a rank per iteration, at the end of MPI_Recv, which slept in poll. "
+              "Opening a window also reads the wall clock once more, hence 5 a rank.")
     md.append("")
 if cpt_body:
     md.append("### Cost of each CPU-time source")
@@ -521,12 +543,12 @@ if cpt_body:
     if auto_note:
         md.append(f"`VACED_CPUTIME=auto` here: {auto_note}")
         md.append("")
-    if "vaced" in per_rt and read_cost.get("thread (vaced_cputime_ns)") and pp_v.get("vaced"):
-        nreads = per_rt["vaced"]["clock_thread"]
-        c = read_cost["thread (vaced_cputime_ns)"]
-        md.append(f"{nreads:.2f} reads x {c:.0f} ns = {nreads * c / 1000:.2f} us a round trip, against the measured "
+    if "vaced" in per_rt and pp_v.get("vaced") and reads_cost_ns(0, 0) is not None:
+        x = per_rt["vaced"]
+        us = reads_cost_ns(x["clock_thread"], x["clock_mono"]) / 1000
+        md.append(f"{reads_text(x['clock_thread'], x['clock_mono'])} = {us:.2f} us a round trip, against the measured "
                   f"{pp_v['vaced'] - pp_v['vanilla']:.2f} us growth: the clock reads are "
-                  f"{'most' if nreads * c / 1000 >= 0.5 * (pp_v['vaced'] - pp_v['vanilla']) else 'part'} of the "
+                  f"{'most' if us >= 0.5 * (pp_v['vaced'] - pp_v['vanilla']) else 'part'} of the "
                   f"per-call cost; the rest is VACED's bookkeeping (arrival time in every packet, the waits' "
                   f"history) and run-to-run noise.")
         md.append("")
