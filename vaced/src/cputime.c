@@ -411,36 +411,41 @@ enum vaced_cpu_source vaced_cputime_init(const char *request, char *why, size_t 
     return got;
 }
 
+/* Open what source s needs for this thread; 0, or -1 with a reason. */
+static int open_source(enum vaced_cpu_source s, char *r, size_t n)
+{
+    switch (s) {
+    case VACED_CPU_THREAD:
+        return 0;
+    case VACED_CPU_RSEQ:
+        return rseq_prepare(r, n);
+    case VACED_CPU_PERF_MMAP:
+    case VACED_CPU_PERF_READ:
+        if (vaced_perf_open(&ts.ev, r, n) < 0)
+            return -1;
+        if (s == VACED_CPU_PERF_MMAP && !vaced_perf_mmap_usable(&ts.ev, r, n)) {
+            vaced_perf_close(&ts.ev);
+            return -1;
+        }
+        return 0;
+    }
+    snprintf(r, n, "unknown source %d", (int)s);
+    return -1;
+}
+
 int vaced_cputime_force(enum vaced_cpu_source s, char *why, size_t whylen)
 {
     char r[160] = "";
 
     pthread_once(&reg_once, register_hooks);
     vaced_cputime_fini();
-    if (s != VACED_CPU_THREAD) {
-        if (s == VACED_CPU_RSEQ) {
-            if (rseq_prepare(r, sizeof r) < 0)
-                goto fail;
-            goto use;
-        }
-        if (s != VACED_CPU_PERF_MMAP && s != VACED_CPU_PERF_READ) {
-            snprintf(r, sizeof r, "unknown source %d", (int)s);
-            goto fail;
-        }
-        if (vaced_perf_open(&ts.ev, r, sizeof r) < 0)
-            goto fail;
-        if (s == VACED_CPU_PERF_MMAP && !vaced_perf_mmap_usable(&ts.ev, r, sizeof r)) {
-            vaced_perf_close(&ts.ev);
-            goto fail;
-        }
+    if (open_source(s, r, sizeof r) < 0) {
+        if (why && whylen)
+            snprintf(why, whylen, "%s", r);
+        return -1;
     }
-use:
     use_source(s);
     if (why && whylen)
         why[0] = '\0';
     return 0;
-fail:
-    if (why && whylen)
-        snprintf(why, whylen, "%s", r);
-    return -1;
 }
