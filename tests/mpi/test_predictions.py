@@ -226,6 +226,34 @@ def test_ring(exe):
         near_measured(f"ring of {p} ranks, {s} B, on paper-16", measure, p * eager_oneway(PAPER, s, 3))
 
 
+def test_cpu_sources(ring, loop):
+    """Each CPU-time source the host offers gives the same predictions: the
+    ring's against its closed form (a lap of 16 ranks has 32 MPI calls a
+    rank between messages: the clock is read at each), the CPU loop's
+    against the CPU time the ranks measured themselves; the rank-0 line
+    names the source in use.  rseq is the default (auto) on this VM; thread
+    is the fallback everywhere."""
+    for src in ("thread", "rseq"):
+        env = {"VACED_CPUTIME": src}
+
+        def measure():
+            rc, out, err = run(16, [ring, "65536", "20"], env_extra=env)
+            if not need(f"ring with VACED_CPUTIME={src} runs", rc, out, err):
+                return None
+            check(f"VACED_CPUTIME={src}: the rank-0 line names it",
+                  re.search(rf"^vaced: prediction .*; cpu time {src}\)", out, re.M) is not None, out[-300:])
+            return field(out, "lap_s")
+        near_measured(f"ring of 16 ranks, 65536 B, VACED_CPUTIME={src}", measure, 16 * eager_oneway(PAPER, 65536, 3))
+        rc, out, err = run(2, [loop, "30000000"], env_extra=env)
+        if need(f"cpuloop with VACED_CPUTIME={src} runs", rc, out, err):
+            preds = {int(m.group(1)): float(m.group(3)) for m in RANK_LINE.finditer(out)}
+            cpus = {int(m.group(1)): float(m.group(2))
+                    for m in re.finditer(r"^cpuloop rank=(\d+) cpu_s=([0-9.]+)", out, re.M)}
+            for r in sorted(cpus):
+                near(f"cpuloop rank {r}, VACED_CPUTIME={src}: prediction vs its thread CPU time",
+                     preds.get(r), cpus[r])
+
+
 def test_cpuloop(exe):
     rc, out, err = run(2, [exe, "60000000"])
     if not need("cpuloop runs", rc, out, err):
@@ -703,6 +731,7 @@ def main():
             test_fig4(adv)
         if ring and loop:
             test_host_invariance(ring, loop)
+            test_cpu_sources(ring, loop)
         nbc = build("nbcoll", "nbcoll.c")
         if nbc:
             test_nonblocking_collectives(nbc)
