@@ -96,6 +96,7 @@ expect "existing output without --force is refused" 1 'exists: give --force' \
 expect "a hostfile of one host is refused" 1 'needs at least two hosts' \
     "$CAL" --hostfile "$TMP/one-host" --output "$TMP/x.topo"
 expect "--pattern takes pingpong or exchange" 2 'invalid choice' "$CAL" --pattern bibw --output "$TMP/x.topo"
+expect "--gap-us needs --pattern exchange" 2 'needs --pattern exchange' "$CAL" --gap-us 100 --output "$TMP/x.topo"
 expect "--hops 0 is a usage error" 2 'hops must be between' "$CAL" --hops 0 --output "$TMP/x.topo"
 expect "a bad time for --latency-per-hop" 2 'expected a time' "$CAL" --latency-per-hop 3 --output "$TMP/x.topo"
 expect "a --hops list needs --hierarchy's levels" 2 'needs 2 values' \
@@ -223,10 +224,12 @@ PY
             "$(awk -v s="$s" '$1 == "measured" && $2 == s {print $3}' <<<"$v")" "ping-pong $s B one way"
     done
 
-    # --pattern exchange: the network fitted to both ranks sending at once;
-    # per direction that cannot beat the ping-pong's one way
+    # --pattern exchange: the network fitted to both ranks sending at once,
+    # each exchange after 2 ms of computation (--gap-us); per direction that
+    # cannot beat the ping-pong's one way
     st=0
-    calibrate netns-500mbit-exchange --pattern exchange --no-overheads --sizes 0,65536,1048576 || st=$?
+    calibrate netns-500mbit-exchange --pattern exchange --gap-us 2000 --no-overheads \
+        --sizes 0,65536,1048576 || st=$?
     if [ "$st" -ne 0 ] || [ ! -f "$TMP/netns-500mbit-exchange.json" ]; then
         fail "vaced-calibrate --pattern exchange (status $st)"
         return 0
@@ -240,6 +243,8 @@ def v(ok, text):
     print(("ok" if ok else "FAIL") + " " + text)
 v(d.get("network_pattern") == "exchange" and "across hosts an exchange" in d["topo"],
   "--pattern exchange: recorded in the JSON and the file's header")
+v(d.get("network_gap_us") == 2000 and "after 2000 us of computation each, --gap-us" in d["topo"],
+  "--gap-us: recorded in the JSON and the file's header")
 ex = [p for p in d["network"]["fit"]["per_size"] if p["size"] == 1048576][0]["measured_s"]
 v(ex >= 0.97 * pp, f"a 1 MiB exchange per direction ({ex * 1e6:.1f} us) is no faster than the "
   f"ping-pong's one way ({pp * 1e6:.1f} us)")

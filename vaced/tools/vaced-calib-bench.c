@@ -2,7 +2,7 @@
  * Two or more ranks; build with the UNPATCHED MPICH
  * (install/vanilla/bin/mpicc), whose MPI_Wtime is the host's clock.
  *
- *   mpiexec -n P vaced-calib-bench [-t SECONDS] [-b BATCHES] pingpong|exchange|stream SIZE...
+ *   mpiexec -n P vaced-calib-bench [-t SECONDS] [-b BATCHES] [-g GAP_US] pingpong|exchange|stream SIZE...
  *   mpiexec -n 2 vaced-calib-bench [-t SECONDS] [-b BATCHES] pipeline COMPUTE_US...
  *
  * Rank 0 measures against each peer rank p = 1 .. P-1 in turn (with
@@ -20,6 +20,10 @@
  *   a bandwidth).  A link shaped by tc tbf, or one whose acknowledgements
  *   share the queue of the other direction's data, is slower per direction
  *   than a ping-pong shows.
+ *   With -g GAP_US both ranks first compute (a busy loop) for GAP_US
+ *   microseconds before each exchange, untimed, as a program computes
+ *   between its exchanges: on a TCP link shaped by tbf an exchange after
+ *   computation takes longer than one of a back-to-back series.
  * stream: rank 0 sends a window of W messages of SIZE bytes back to back
  *   (MPI_Isend, then MPI_Waitall), rank p receives them (W MPI_Irecv into
  *   W distinct buffers, MPI_Waitall) and answers with a 0-byte message once
@@ -90,9 +94,11 @@ static void usage(const char *prog)
 {
     if (rank == 0)
         fprintf(stderr, "usage: %s [-t SECONDS] [-b BATCHES] pingpong|exchange|stream SIZE...\n"
+                "       %s [-t SECONDS] [-b BATCHES] -g GAP_US exchange SIZE...\n"
                 "       %s [-t SECONDS] [-b BATCHES] pipeline COMPUTE_US...\n"
                 "  (2 or more ranks: rank 0 against each other rank; SIZE in bytes;\n"
-                "  pipeline: exactly 2 ranks)\n", prog, prog);
+                "  GAP_US: computation before each exchange, 0-1000000; pipeline: exactly 2 ranks)\n",
+                prog, prog, prog);
     MPI_Abort(MPI_COMM_WORLD, 2);
 }
 
@@ -116,13 +122,25 @@ static void roundtrips(char *buf, int size, long n, double *rec, int peer)
     }
 }
 
-/* n exchanges between rank 0 and rank peer; rank 0 stores the time of each
- * (one way, both directions at once) in rec (if not NULL) */
+static void spin_until(double t)
+{
+    while (MPI_Wtime() < t)
+        ;
+}
+
+/* seconds of computation before each exchange (-g) */
+static double gap_s;
+
+/* n exchanges between rank 0 and rank peer, each after gap_s of
+ * computation; rank 0 stores the time of each (one way, both directions at
+ * once) in rec (if not NULL) */
 static void exchanges(char *buf, char *rbuf, int size, long n, double *rec, int peer)
 {
     if (rank != 0 && rank != peer)
         return;
     for (long i = 0; i < n; i++) {
+        if (gap_s > 0)
+            spin_until(MPI_Wtime() + gap_s);
         double t0 = rec ? MPI_Wtime() : 0;
         MPI_Sendrecv(buf, size, MPI_BYTE, rank ? 0 : peer, TAG, rbuf, size, MPI_BYTE, rank ? 0 : peer,
                      TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
@@ -160,12 +178,6 @@ static void windows(char **bufs, int size, int w, long n, MPI_Request *req, int 
 }
 
 #define PIPE_BYTES 8
-
-static void spin_until(double t)
-{
-    while (MPI_Wtime() < t)
-        ;
-}
 
 static double cpu_now(void)
 {
@@ -308,14 +320,18 @@ int main(int argc, char **argv)
             batch_s = atof(argv[a + 1]);
         else if (!strcmp(argv[a], "-b"))
             batches = atoi(argv[a + 1]);
+        else if (!strcmp(argv[a], "-g"))
+            gap_s = atof(argv[a + 1]) * 1e-6;
         else
             usage(argv[0]);
     }
-    if (nranks < 2 || a + 1 >= argc || batch_s <= 0 || batches < 1 || batches > MAXBATCH)
+    if (nranks < 2 || a + 1 >= argc || batch_s <= 0 || batches < 1 || batches > MAXBATCH ||
+        gap_s < 0 || gap_s > 1)
         usage(argv[0]);
     int stream = !strcmp(argv[a], "stream"), pipe = !strcmp(argv[a], "pipeline");
     int exch = !strcmp(argv[a], "exchange");
-    if ((!stream && !pipe && !exch && strcmp(argv[a], "pingpong")) || (pipe && nranks != 2))
+    if ((!stream && !pipe && !exch && strcmp(argv[a], "pingpong")) || (pipe && nranks != 2) ||
+        (gap_s > 0 && !exch))
         usage(argv[0]);
     a++;
     long maxsize = 0;
@@ -363,7 +379,7 @@ int main(int argc, char **argv)
                 windows(bufs, size[i], (int) win[i], 1, req, p);
             else
                 pairs(exch, buf, rbuf, size[i], 1, NULL, p);
-            double d = MPI_Wtime() - t0;
+            double d = MPI_Wtime() - t0 - (exch ? gap_s : 0);
             if (k >= 2 && d < best)
                 best = d;
         }
@@ -389,7 +405,7 @@ int main(int argc, char **argv)
                 windows(bufs, size[i], (int) win[i], count[u], req, p);
             else
                 pairs(exch, buf, rbuf, size[i], count[u], rt[u] + (long) b * count[u], p);
-            double d = MPI_Wtime() - t0;
+            double d = MPI_Wtime() - t0 - (exch ? gap_s * count[u] : 0);
             t[u * batches + b] = stream ? (double) size[i] * win[i] * count[u] / d
                 : d / count[u] / (exch ? 1 : 2);
         }
