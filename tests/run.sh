@@ -13,6 +13,8 @@ BUILD=$ROOT/build
 TEST_PACKAGES=(libmpich-dev python3 iproute2 util-linux procps perl make xz-utils)
 passed=0
 failed=0
+failures=$(mktemp)
+trap 'rm -f "$failures"' EXIT
 
 # Runs one suite that ends with "N passed, M failed" and adds its counts;
 # a suite that dies without that line counts as one failure.
@@ -25,8 +27,11 @@ suite() {
     "$@" 2>&1 | tee "$log"
     set -e
     summary=$(grep -E '^[0-9]+ passed, [0-9]+ failed$' "$log" | tail -n 1 || true)
+    # failing checks are repeated at the end, where a truncated log still shows them
+    grep -E '^FAIL|CHECK failed' "$log" | sed "s|^|[$name] |" >>"$failures" || true
     if [ -z "$summary" ]; then
         echo "FAIL $name: ended without a summary line"
+        echo "[$name] ended without a summary line" >>"$failures"
         failed=$((failed + 1))
     else
         passed=$((passed + ${summary%% passed*}))
@@ -62,7 +67,7 @@ if make -s -C "$ROOT/vaced" O="$BUILD/vaced" units; then
         suite "unit: $(basename "$t")" "$t" "$ROOT"
     done
 else
-    echo "FAIL: unit tests do not build"
+    echo "FAIL: unit tests do not build" | tee -a "$failures"
     failed=$((failed + 1))
 fi
 
@@ -82,10 +87,14 @@ if [ "${1:-all}" != unit ]; then
         # (about 6 minutes cold); fails only what vanilla passes and vaced does not
         suite "MPICH test suite (subset)" "$ROOT/tests/mpich-suite/run.sh" --subset --out "$BUILD/mpich-suite/subset"
     else
-        echo "FAIL: ./build.sh"
+        echo "FAIL: ./build.sh" | tee -a "$failures"
         failed=$((failed + 1))
     fi
 fi
 
+if [ -s "$failures" ]; then
+    echo "== failed checks"
+    cat "$failures"
+fi
 echo "$passed passed, $failed failed"
 [ "$failed" -eq 0 ]

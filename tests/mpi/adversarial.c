@@ -44,6 +44,10 @@
  *              arrival, not spin its host sleep into target time; then it
  *              receives rank 1's message.
  *   testany-late-early  the same with MPI_Testany.
+ *   test-data-late-early  like test-late-early, but rank 2 starts its send
+ *              (MPI_Isend) before it sleeps and waits for it after: a
+ *              rendezvous receive matches its REQ at once, and its DATA,
+ *              which rank 2 sends when it wakes, is what comes late.
  *   iprobe-early  rank 0 polls MPI_Iprobe(MPI_ANY_SOURCE) and receives what
  *              it finds, twice: rank 2's message first.
  *   mprobe-early, improbe-early  the same with MPI_Mprobe (blocking) and a
@@ -335,6 +339,13 @@ int main(int argc, char **argv)
         double t = MPI_Wtime();
         MPI_Recv(buf, msg_bytes, MPI_BYTE, 0, 1, MPI_COMM_WORLD, &st);
         printf("rank=2 t_post=%.9f\n", t);
+    } else if (rank == 2 && !strcmp(mode, "test-data-late-early")) {
+        MPI_Request r;
+        double t = MPI_Wtime();
+        MPI_Isend(buf, msg_bytes, MPI_BYTE, 0, 1, MPI_COMM_WORLD, &r);
+        sleep_s(0.3);                           /* its DATA: early on the target, late on the host */
+        MPI_Wait(&r, &st);
+        printf("rank=2 t_send=%.9f\n", t);
     } else if (rank == 2 && two_senders) {
         sleep_s(0.3);                           /* early on the target, late on the host */
         double t = MPI_Wtime();

@@ -323,7 +323,8 @@ def test_exchange(exe):
 
 TWO_SENDERS = ("wildcard", "wildcard-early", "probe-early", "waitany", "waitany-early", "waitsome-early",
                "irecv-early", "irecv-order-early", "irecv-cancel-early", "irecv-test-early",
-               "test-late-early", "testany-late-early", "iprobe-early", "mprobe-early", "improbe-early")
+               "test-late-early", "testany-late-early", "test-data-late-early", "iprobe-early", "mprobe-early",
+               "improbe-early")
 
 
 def adversarial_times(out, mode, s):
@@ -371,12 +372,8 @@ def test_adversarial(exe):
     """Host order opposite to target order (sleeps cost no CPU time)."""
     target = os.path.join(SRC, "slow-net.topo")
     send_early = ("issend-test-early", "waitany-send-early")
-    # Not here: issend-test-early at 200 kB (rendezvous).  Run alone it is
-    # within 0.1 % of the closed form; in two CI dry runs it ended 160 us
-    # (+6 %) late: the polling loop still counts host time around the DATA
-    # write (README, known limits).
     cases = ([(m, 1024) for m in TWO_SENDERS + ("late", "test") + send_early] +
-             [(m, 200000) for m in TWO_SENDERS + ("waitany-send-early",)])
+             [(m, 200000) for m in TWO_SENDERS + send_early])
     for mode, s in cases:
         # host noise only adds CPU time (a polling loop's last poll): a run
         # whose times miss by more than 1% is made once more

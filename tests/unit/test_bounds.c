@@ -228,6 +228,20 @@ static void test_threads(void)
     vaced_running = running;
 }
 
+/* A message's arrival bound beyond its sender's clock bound: its bytes at
+ * Bnet (paper-16: 4.16 GB/s), nothing from this rank itself. */
+static void test_lead(void)
+{
+    vaced_running = 1;
+    vaced_st.rank = 0;
+    CHECK_EQ_I64(vaced_bound_lead(3, 0), 0);
+    CHECK_EQ_I64(vaced_bound_lead(3, 4160000), US(1000));
+    CHECK_EQ_I64(vaced_bound_lead(vaced_st.rank, 4160000), 0);
+    CHECK_EQ_I64(vaced_bound_lead(-1, 4160000), 0);
+    vaced_running = 0;
+    CHECK_EQ_I64(vaced_bound_lead(3, 4160000), 0);      /* not simulating */
+}
+
 int main(int argc, char **argv)
 {
     char path[4096], err[512];
@@ -244,6 +258,7 @@ int main(int argc, char **argv)
     test_chains();
     test_answerer();
     test_threads();
+    test_lead();
     vaced_bounds_free();
     vaced_target_free(vaced_st.target);
     return CHECK_REPORT();

@@ -232,5 +232,9 @@ void vaced_wildcard_begin(void);
  * SAFE: take it; WAIT: wait for messages or reports (requests have been
  * sent); UNPROVABLE: the rule cannot decide: take it, approximately. */
 int vaced_wildcard_check(vaced_time_t ta, int n, const int *peers, const unsigned char *flags);
+/* A message of `bytes` from world rank `sender` arrives here no earlier
+ * than the sender's bound (its clock plus the latency) plus this lead: the
+ * rest of its transfer time. */
+vaced_time_t vaced_bound_lead(int sender, uint64_t bytes);
 
 #endif

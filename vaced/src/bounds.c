@@ -302,6 +302,14 @@ int vaced_wildcard_check(vaced_time_t ta, int n, const int *peers, const unsigne
     return undecidable ? VACED_WILD_UNPROVABLE : VACED_WILD_SAFE;
 }
 
+vaced_time_t vaced_bound_lead(int sender, uint64_t bytes)
+{
+    int me = vaced_st.rank;
+    if (!vaced_running || sender < 0 || sender >= vaced_st.size || sender == me)
+        return 0;
+    return vaced_target_transfer_time(vaced_st.target, sender, me, bytes) - latency(sender, me);
+}
+
 void vaced_bounds_free(void)
 {
     free(view);

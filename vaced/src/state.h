@@ -29,8 +29,9 @@ struct vaced_state {
     struct vaced_early_queue early;
 };
 
-/* Sends the parked responses due by `limit` (all of them: INT64_MAX). */
-void vaced_fire_deferred(vaced_time_t limit);
+/* Sends the parked responses due by `limit` (all of them: INT64_MAX);
+ * returns how many it sent. */
+int vaced_fire_deferred(vaced_time_t limit);
 /* Releases the early queue's memory. */
 void vaced_free_deferred(void);
 
