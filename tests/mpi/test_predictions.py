@@ -293,7 +293,8 @@ def test_collectives(exe):
                      (field(out, "alltoall_s"), (p - 1) * round_time + localcopy),
                      (field(out, "iallreduce_s"), rounds * (round_time + reduce_local) + localcopy),
                      (field(out, "allreduce_init_s"), rounds * (round_time + reduce_local) + localcopy),
-                     (field(out, "ialltoall_s"), (p - 1) * round_time + localcopy)]
+                     (field(out, "ialltoall_s"), (p - 1) * round_time + localcopy),
+                     (field(out, "iallreduce_test_s"), rounds * (round_time + reduce_local) + localcopy)]
             if all(g is not None and abs(g - w) <= TOLERANCE * w for g, w in pairs):
                 break
         if not need(f"collectives {p} ranks run", rc, out, err):
@@ -304,6 +305,7 @@ def test_collectives(exe):
         near(f"MPI_Iallreduce + MPI_Wait, recursive doubling schedule, {p} ranks, {s} B", *pairs[2])
         near(f"MPI_Allreduce_init, MPI_Start + MPI_Wait (persistent), {p} ranks, {s} B", *pairs[3])
         near(f"MPI_Ialltoall + MPI_Wait, pairwise schedule, {p} ranks, {s} B", *pairs[4])
+        near(f"MPI_Iallreduce + MPI_Test loop, recursive doubling schedule, {p} ranks, {s} B", *pairs[5])
 
 
 def test_exchange(exe):
