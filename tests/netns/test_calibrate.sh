@@ -118,6 +118,7 @@ MPIEXEC_ARGS="-launcher ssh -launcher-exec $LAUNCHER -iface $NETNS_IFACE"
 calibrate() {
     local name=$1 st=0 start=$SECONDS pid
     shift
+    rm -f "$TMP/$name.topo" "$TMP/$name.json"  # a second attempt's
     netns_exec 0 "$CAL" --hostfile "$TMP/hosts" --name "$name" --output "$TMP/$name.topo" \
         --sizes "$SIZES" --stream-sizes 1048576,4194304 --batch-time 0.02 --batches 21 --stream-batches 7 \
         --json "$TMP/$name.json" --mpiexec-args "$MPIEXEC_ARGS" "$@" >"$TMP/$name.out" 2>&1 &

@@ -454,7 +454,7 @@ static void test_auto(void)
            why[0] ? why : "first choice", best / 1e6);
     CHECK_EQ_I64(vaced_cputime_source(), got);
     CHECK(got == VACED_CPU_PERF_MMAP ? why[0] == '\0' : why[0] != '\0');
-    CHECK(best < 5 * MS);
+    CHECK(best < 100 * MS);     /* a sanity bound: its cost is measured in bench/ */
     check_source_behaves("auto", got == VACED_CPU_THREAD ? 1 : 5);
 
     got = vaced_cputime_init("perf", why, sizeof why);

@@ -35,8 +35,7 @@ static vaced_time_t segment_since(int64_t from, int64_t now)
  * preemption or steal, sometimes stands still and then catches up by up
  * to milliseconds within one call (measured with 4 ranks on 2 cores), and
  * a polling loop would turn that into target time.  A failed test counts
- * at most this much. */
-#define TEST_CHARGE_MAX_NS 50000
+ * at most VACED_TEST_CHARGE_MAX_NS. */
 
 static void add_compute(vaced_time_t seg)
 {
@@ -65,8 +64,8 @@ void vaced_activity_end(void)
     if (--vaced_st.depth == 0) {
         int64_t now = vaced_cputime_ns();
         if (vaced_st.test_failed) {
-            int64_t from = now - vaced_st.t2_ns > TEST_CHARGE_MAX_NS ? now - TEST_CHARGE_MAX_NS
-                                                                     : vaced_st.t2_ns;
+            int64_t from = now - vaced_st.t2_ns > VACED_TEST_CHARGE_MAX_NS
+                               ? now - VACED_TEST_CHARGE_MAX_NS : vaced_st.t2_ns;
             add_compute(segment_since(from, now));
             vaced_st.test_failed = 0;
         }

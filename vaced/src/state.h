@@ -29,6 +29,9 @@ struct vaced_state {
     struct vaced_early_queue early;
 };
 
+/* The most CPU time one failed test counts (clock.c). */
+#define VACED_TEST_CHARGE_MAX_NS 50000
+
 /* Sends the parked responses due by `limit` (all of them: INT64_MAX);
  * returns how many it sent. */
 int vaced_fire_deferred(vaced_time_t limit);
