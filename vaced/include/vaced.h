@@ -77,8 +77,9 @@ vaced_time_t vaced_now(void);
 vaced_time_t vaced_horizon(void);
 
 /* The running call polled for a completion and found none (MPI_Test*,
- * MPI_Iprobe): its host CPU time counts as computation, as the program
- * chose to spend it polling; a polling loop's target time then advances. */
+ * MPI_Iprobe): its host CPU time counts as computation (50 us at most), as
+ * the program chose to spend it polling; a polling loop's target time then
+ * advances. */
 void vaced_test_failed(void);
 /* In a poll (after vaced_poll), the running call's CPU time so far went
  * into work the model times otherwise: the simulator's own (bound requests

@@ -30,13 +30,6 @@ static vaced_time_t segment_since(int64_t from, int64_t now)
     return ns > 0 ? vaced_time_from_ns(ns) : 0;
 }
 
-/* A failed test's own CPU time on the host is a few microseconds (0.4 us
- * here); more comes from the host, not the call: the thread clock, under
- * preemption or steal, sometimes stands still and then catches up by up
- * to milliseconds within one call (measured with 4 ranks on 2 cores), and
- * a polling loop would turn that into target time.  A failed test counts
- * at most VACED_TEST_CHARGE_MAX_NS. */
-
 static void add_compute(vaced_time_t seg)
 {
     vaced_st.tv += seg;
@@ -63,7 +56,7 @@ void vaced_activity_end(void)
         vaced_bounds_activity_point();  /* inside the activity: its sends nest */
     if (--vaced_st.depth == 0) {
         int64_t now = vaced_cputime_ns();
-        if (vaced_st.test_failed) {
+        if (vaced_st.test_failed) {     /* polling: at most VACED_TEST_CHARGE_MAX_NS */
             int64_t from = now - vaced_st.t2_ns > VACED_TEST_CHARGE_MAX_NS
                                ? now - VACED_TEST_CHARGE_MAX_NS : vaced_st.t2_ns;
             add_compute(segment_since(from, now));
