@@ -87,9 +87,18 @@ Options:
   --scale-app APP       app of the scale part (default ep; must accept N ranks
                         at --scale-class)
   --scale-class C       class of the scale app (default S)
-  --scale-reps R        repetitions of the scale and netns runs (default 2)
+  --scale-reps R        repetitions of the scale and netns runs (default 3)
   --netns-hosts H       emulated host nodes of the netns part (default 4)
   --timeout S           limit per run in seconds (default 900)
+  --max-steal C         a run during which the hypervisor took away (steal
+                        time, /proc/stat) more than C CPUs on average is run
+                        again once the VM has gone --steal-quiet seconds in a
+                        row without steal (default 0.1; 0 = never): steal
+                        stretches wall times and, through the thread clock's
+                        steal accounting, the CPU time VACED measures
+  --steal-retries N     at most N reruns of a run for steal (default 3; the
+                        last one is kept, with its steal in bench-runs.csv)
+  --steal-quiet S       seconds without steal before such a rerun (default 5)
   --priority N          set the nice value of this script's scheduling
                         autogroup (/proc/self/autogroup; with autogroups the
                         kernel shares the CPUs between sessions, whatever
@@ -126,8 +135,9 @@ say() { echo "bench/run.sh: $*" >&2; }
 
 ARGS=("$@")
 PARTS=$ALL_PARTS APPS=$ALL_APPS PROCS=2,16,64 CLASS=W REPS=5 TARGET=paper-1024
-PP_ITERS=20000 SCALE_N=1024 SCALE_APP=ep SCALE_CLASS=S SCALE_REPS=2 NETNS_N=4
+PP_ITERS=20000 SCALE_N=1024 SCALE_APP=ep SCALE_CLASS=S SCALE_REPS=3 NETNS_N=4
 TMO=900 PRIO= QUIET_BELOW=0 MAX_WAIT=600 OUT=$ROOT/results REPORT_ONLY=0 APPEND=0 QUICK=0
+MAX_STEAL=0.1 STEAL_RETRIES=3 STEAL_QUIET=5 STEAL_RERUNS=0 STEAL=
 set_parts=0 set_apps=0 set_reps=0 set_pp=0 set_sreps=0
 while [[ $# -gt 0 ]]; do
     case $1 in
@@ -145,6 +155,9 @@ while [[ $# -gt 0 ]]; do
         --scale-reps) SCALE_REPS=${2:?}; set_sreps=1; shift 2 ;;
         --netns-hosts) NETNS_N=${2:?}; shift 2 ;;
         --timeout) TMO=${2:?}; shift 2 ;;
+        --max-steal) MAX_STEAL=${2:?}; shift 2 ;;
+        --steal-retries) STEAL_RETRIES=${2:?}; shift 2 ;;
+        --steal-quiet) STEAL_QUIET=${2:?}; shift 2 ;;
         --priority) PRIO=${2:?}; shift 2 ;;
         --quiet-below) QUIET_BELOW=${2:?}; shift 2 ;;
         --max-wait) MAX_WAIT=${2:?}; shift 2 ;;
@@ -165,6 +178,9 @@ fi
 posint() { [[ $2 =~ ^[1-9][0-9]*$ ]] || die "$1: a positive whole number, got '$2'"; }
 posint --reps "$REPS"; posint --pp-iters "$PP_ITERS"; posint --scale-ranks "$SCALE_N"
 posint --scale-reps "$SCALE_REPS"; posint --netns-hosts "$NETNS_N"; posint --timeout "$TMO"
+[[ $MAX_STEAL =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "--max-steal: a number of CPUs, got '$MAX_STEAL'"
+[[ $STEAL_RETRIES =~ ^[0-9]+$ ]] || die "--steal-retries: a whole number, got '$STEAL_RETRIES'"
+[[ $STEAL_QUIET =~ ^[0-9]+$ ]] || die "--steal-quiet: a whole number of seconds, got '$STEAL_QUIET'"
 IFS=, read -ra PART_LIST <<< "$PARTS"
 IFS=, read -ra APP_LIST <<< "$APPS"
 IFS=, read -ra PROC_LIST <<< "$PROCS"
@@ -241,33 +257,60 @@ fi
 prev() { sed -n "s/^$1=//p" <<< "$PREV_META" | head -1; }
 
 # run_cmd LOG CMD...: runs with a time limit; sets RC, WALL (s), CPU (user +
-# system s of the job: mpiexec and everything it waited for) and OTHERS
-# (mean CPUs other processes kept busy meanwhile, from /proc/stat)
-read_stat() { local _c u n s i w q sq st _; read -r _c u n s i w q sq st _ < /proc/stat; echo "$((u + n + s + q + sq))"; }
-run_cmd() {
+# system s of the job: mpiexec and everything it waited for), OTHERS (mean
+# CPUs other processes kept busy meanwhile, from /proc/stat) and STEAL (mean
+# CPUs the hypervisor took away). A run with more steal than --max-steal is
+# run again after a stretch without steal (at most --steal-retries times).
+read_stat() { local _c u n s i w q sq st _; read -r _c u n s i w q sq st _ < /proc/stat; echo "$((u + n + s + q + sq)) $st"; }
+run_once() {
     local log=$1; shift
-    local t0 t1 b0 b1 cpu
-    b0=$(read_stat)
+    local t0 t1 b0 b1 s0 s1 cpu
+    read -r b0 s0 < <(read_stat)
     t0=$EPOCHREALTIME
     set +e
     timeout --kill-after=10 "$TMO" /usr/bin/time -f "%U %S" -o "$log.rusage" "$@" > "$log" 2>&1
     RC=$?
     set -e
     t1=$EPOCHREALTIME
-    b1=$(read_stat)
+    read -r b1 s1 < <(read_stat)
     cpu=$(tail -1 "$log.rusage" 2>/dev/null | awk 'NF == 2 { printf "%.3f", $1 + $2 }')
     CPU=${cpu:-}
-    read -r WALL OTHERS < <(awk -v a="$t0" -v b="$t1" -v s0="$b0" -v s1="$b1" -v cpu="${cpu:-0}" -v hz="$(getconf CLK_TCK)" 'BEGIN {
-        w = b - a; o = ((s1 - s0) / hz - cpu) / w; if (o < 0) o = 0
-        printf "%.6f %.2f\n", w, o }')
+    read -r WALL OTHERS STEAL < <(awk -v a="$t0" -v b="$t1" -v x0="$b0" -v x1="$b1" -v y0="$s0" -v y1="$s1" \
+        -v cpu="${cpu:-0}" -v hz="$(getconf CLK_TCK)" 'BEGIN {
+        w = b - a; o = ((x1 - x0) / hz - cpu) / w; if (o < 0) o = 0
+        printf "%.6f %.2f %.2f\n", w, o, (y1 - y0) / hz / w }')
     rm -f "$log.rusage"
+}
+# Waits (at most --max-wait s) until the VM has had --steal-quiet seconds in a row without steal.
+wait_no_steal() {
+    local t0=$SECONDS quiet=0 a b
+    read -r _ a < <(read_stat)
+    while ((quiet < STEAL_QUIET && SECONDS - t0 < MAX_WAIT)); do
+        sleep 1
+        read -r _ b < <(read_stat)
+        if ((b == a)); then quiet=$((quiet + 1)); else quiet=0; fi
+        a=$b
+    done
+    WAITED=$((WAITED + SECONDS - t0))
+}
+run_cmd() {
+    local try
+    for ((try = 0; ; try++)); do
+        run_once "$@"
+        awk -v s="$STEAL" -v m="$MAX_STEAL" 'BEGIN { exit !(m > 0 && s > m) }' && ((try < STEAL_RETRIES)) || break
+        printf '  steal %s CPUs during %s: again\n' "$STEAL" "${1##*/}" >&2
+        STEAL_RERUNS=$((STEAL_RERUNS + 1))
+        wait_no_steal
+    done
 }
 
 # row PART ITEM RANKS BUILD REP METRICS: one line of bench-runs.csv from the last run_cmd
 row() {
     local load
     read -r load _ < /proc/loadavg
-    echo "$RUN_ID,$1,$2,$3,$4,$5,$RC,$WALL,$CPU,$OTHERS,$load,$6" >> "$RUNS"
+    local m=$6
+    [[ -z $STEAL ]] || m+="${m:+;}steal_cpus=$STEAL"
+    echo "$RUN_ID,$1,$2,$3,$4,$5,$RC,$WALL,$CPU,$OTHERS,$load,$m" >> "$RUNS"
 }
 
 WAITED=0
@@ -275,7 +318,7 @@ wait_quiet() {
     [[ $QUIET_BELOW != 0 ]] || return 0
     local t0=$SECONDS b0 b1 busy
     while :; do
-        b0=$(read_stat); sleep 2; b1=$(read_stat)
+        read -r b0 _ < <(read_stat); sleep 2; read -r b1 _ < <(read_stat)
         busy=$(awk -v s0="$b0" -v s1="$b1" -v hz="$(getconf CLK_TCK)" 'BEGIN { printf "%.2f", (s1 - s0) / hz / 2 }')
         awk -v b="$busy" -v q="$QUIET_BELOW" 'BEGIN { exit !(b < q) }' && break
         if ((SECONDS - t0 >= MAX_WAIT)); then
@@ -538,6 +581,10 @@ LOAD_END=$(cut -d' ' -f1-3 /proc/loadavg)
     echo "libs_end=$LIB_ID_END"
     echo "duration_s=${PREV_META:+$(prev duration_s) + }$((SECONDS - T_START))"
     echo "waited_s=$WAITED"
+    echo "max_steal=$MAX_STEAL"
+    echo "steal_quiet=$STEAL_QUIET"
+    echo "steal_retries=$STEAL_RETRIES"
+    echo "steal_reruns=$STEAL_RERUNS"
     echo "date_utc=$(date -u +%Y-%m-%dT%H:%M:%SZ)"
 } > "$OUT/bench-meta.txt"
 say "measurements took $((SECONDS - T_START)) s ($WAITED s waiting for a quieter machine)"
