@@ -595,7 +595,11 @@ if netns_body:
               "with computation (EP's class S runs a serial rerun on rank 0 after the timed loop, 0.3 s of "
               "CPU time that sets the whole-program prediction) moves with the CPU time the host measures; on "
               "this shared, saturated machine one host's own runs spread as widely as the difference "
-              "(see *every run*), so its difference is noise of the compute timing, not of the placement.")
+              "(see *every run*), so its difference is noise of the compute timing, not of the placement. "
+              "While the hypervisor takes time from this VM (steal), the thread clock was seen to stand still "
+              "and then jump by milliseconds, landing in whatever compute segment is being measured (the "
+              "guest kernel subtracts steal, `CONFIG_PARAVIRT_TIME_ACCOUNTING`); runs with steal are "
+              "therefore redone (above) and the medians of the runs are compared.")
     md.append("")
 elif netns_skipped:
     md.append("Not run: " + "; ".join(r["m"].get("note", "skipped") for r in netns_skipped) + ".")
