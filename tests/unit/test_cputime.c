@@ -220,6 +220,33 @@ static void test_mmap_formula(void)
 static void test_mmap_formula(void) {}
 #endif
 
+/* The clip against the wall clock (vaced_cpu_clip), on made-up readings. */
+static void test_clip(void)
+{
+    struct vaced_cpu_clip c = { 0, 0, 0 };
+    int64_t w = 1000 * MS;
+
+    CHECK(vaced_cpu_clip(&c, 5 * MS, w) == 5 * MS);           /* first: recorded */
+    CHECK(vaced_cpu_clip(&c, 7 * MS, w + 3 * MS) == 7 * MS);  /* ran 2 of 3 ms */
+    w += 3 * MS;
+    /* 0.5 us of read jitter and a clock 0.05 % fast pass */
+    CHECK(vaced_cpu_clip(&c, 7 * MS + 10500, w + 10000) == 7 * MS + 10500);
+    w += 10000;
+    CHECK(vaced_cpu_clip(&c, 107 * MS + 60500, w + 100 * MS) == 107 * MS + 60500);
+    w += 100 * MS;
+    /* a catch-up: 4 ms of CPU time in 10 us of wall time keeps 10 us (and
+     * the 0.1 % for the rates) ... */
+    int64_t out = vaced_cpu_clip(&c, 111 * MS + 60500, w + 10000);
+    CHECK(out == 107 * MS + 60500 + 10010);
+    w += 10000;
+    /* ... and the 3.99 ms dropped stay dropped: later increases pass through */
+    CHECK(vaced_cpu_clip(&c, 113 * MS + 60500, w + 5 * MS) == out + 2 * MS);
+    CHECK(c.dropped == 4 * MS - 10010);
+    /* a clock that stood still: nothing to clip, nothing given back */
+    w += 5 * MS;
+    CHECK(vaced_cpu_clip(&c, 113 * MS + 60500, w + 7 * MS) == out + 2 * MS);
+}
+
 static void test_names(void)
 {
     CHECK_EQ_STR(vaced_cputime_source_name(VACED_CPU_THREAD), "thread");
@@ -537,6 +564,7 @@ static void test_fork(void)
 int main(void)
 {
     test_names();
+    test_clip();
     test_mmap_formula();
     test_requests();
     test_named(VACED_CPU_PERF_MMAP);

@@ -28,6 +28,8 @@ struct tstate {
     enum vaced_cpu_source src;
     int64_t base; /* added to perf readings to put them on the thread clock's scale */
     int64_t last; /* last value returned, so reads never go back */
+    int64_t wall; /* wall clock of the reading being made */
+    struct vaced_cpu_clip clip;
     struct vaced_perf_ev ev;
     /* rseq source: the window opened by the last thread-clock read */
     struct vaced_rseq_guard guard;
@@ -64,7 +66,7 @@ static int64_t rseq_open_window(struct tstate *t)
     vaced_rseq_arm(&t->guard);
     t->debt += t->extra;
     t->c0 = thread_ns() - t->debt;
-    t->w0 = clock_ns(CLOCK_MONOTONIC);
+    t->w0 = t->wall = clock_ns(CLOCK_MONOTONIC);
     return t->c0;
 }
 
@@ -74,8 +76,10 @@ static inline int64_t rseq_ns(struct tstate *t)
 {
     int64_t w = clock_ns(CLOCK_MONOTONIC);
 
-    if (w - t->w0 < RSEQ_WINDOW_NS && vaced_rseq_intact(&t->guard))
+    if (w - t->w0 < RSEQ_WINDOW_NS && vaced_rseq_intact(&t->guard)) {
+        t->wall = w;
         return t->c0 + (w - t->w0);
+    }
     return rseq_open_window(t);
 }
 
@@ -97,6 +101,25 @@ static inline int64_t raw_ns(enum vaced_cpu_source s)
     }
 }
 
+int64_t vaced_cpu_clip(struct vaced_cpu_clip *c, int64_t cpu, int64_t wall)
+{
+    int64_t out = cpu - c->dropped;
+
+    if (c->last_wall) {
+        /* 0.1 %: the thread clock runs on sched_clock, the wall clock is
+         * NTP-slewed (at most 0.05 %) */
+        int64_t allowed = wall - c->last_wall;
+        allowed += allowed / 1000;
+        if (out - c->last_out > allowed + VACED_CPU_CLIP_SLACK_NS) {
+            c->dropped += out - c->last_out - allowed;
+            out = c->last_out + allowed;
+        }
+    }
+    c->last_out = out;
+    c->last_wall = wall;
+    return out;
+}
+
 int64_t vaced_cputime_ns(void)
 {
     struct tstate *t = &ts;
@@ -104,6 +127,7 @@ int64_t vaced_cputime_ns(void)
 
     if (t->src == VACED_CPU_THREAD) {
         v = thread_ns();
+        t->wall = clock_ns(CLOCK_MONOTONIC);
     } else {
         v = raw_ns(t->src);
         if (v < 0) {
@@ -112,11 +136,13 @@ int64_t vaced_cputime_ns(void)
         } else {
             v += t->base;
         }
+        if (t->src != VACED_CPU_RSEQ) /* rseq_ns set it */
+            t->wall = clock_ns(CLOCK_MONOTONIC);
     }
     if (v < t->last)
-        return t->last;
+        v = t->last;
     t->last = v;
-    return v;
+    return vaced_cpu_clip(&t->clip, v, t->wall);
 }
 
 const char *vaced_cputime_source_name(enum vaced_cpu_source s)
@@ -169,6 +195,7 @@ static void use_source(enum vaced_cpu_source s)
 
     ts.src = s;
     ts.last = 0;
+    memset(&ts.clip, 0, sizeof ts.clip);
     ts.base = 0;
     if (s != VACED_CPU_PERF_MMAP && s != VACED_CPU_PERF_READ)
         vaced_perf_close(&ts.ev);
