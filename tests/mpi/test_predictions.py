@@ -665,6 +665,52 @@ def test_reports(exe):
           JOB_LINE.search(out) is not None and bad in err, f"rc={rc} {err[-300:]}")
 
 
+def read_trace(path):
+    """A VACED_TRACE file: [(kind, start_s, end_s)], or None if unreadable."""
+    try:
+        with open(path) as f:
+            lines = f.read().splitlines()
+        if not lines or lines[0] != "kind,start_s,end_s":
+            return None
+        return [(k, float(a), float(b)) for k, a, b in (ln.split(",") for ln in lines[1:])]
+    except (OSError, ValueError):
+        return None
+
+
+def test_trace(exe):
+    """VACED_TRACE: every rank's spans tile its prediction, and the compute and poll
+    spans add up to its compute time (collectives.c polls MPI_Iallreduce with MPI_Test)."""
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "pred.json")
+        rc, out, err = run(4, [exe], env_extra={"VACED_TRACE": d, "VACED_JSON": path, "VACED_QUIET": "all"})
+        if not need("trace run", rc, out, err):
+            return
+        with open(path) as f:
+            doc = json.load(f)
+        kinds = set()
+        for r in doc["per_rank"]:
+            spans = read_trace(os.path.join(d, f"vaced-trace.{r['rank']}.csv"))
+            if spans is None:
+                check(f"rank {r['rank']} wrote a trace with its header", False, str(os.listdir(d)))
+                continue
+            kinds |= {k for k, _, _ in spans}
+            breaks = [i for i in range(1, len(spans)) if spans[i][1] != spans[i - 1][2]]
+            check(f"rank {r['rank']}: {len(spans)} spans from 0 to its prediction, each starting where the last ended",
+                  spans and spans[0][1] == 0 and not breaks and abs(spans[-1][2] - r["total_s"]) < 1e-9
+                  and all(b > a for _, a, b in spans),
+                  f"first {spans[:1]}, breaks at {breaks[:3]}, end {spans[-1:]} vs {r['total_s']}")
+            summed = sum(b - a for k, a, b in spans if k != "mpi")
+            check(f"rank {r['rank']}: compute and poll spans add up to its compute time",
+                  abs(summed - r["compute_s"]) < 1e-9 * len(spans), f"{summed:.12f} s vs {r['compute_s']:.12f} s")
+        check("the trace has compute, mpi and poll spans", kinds == {"compute", "mpi", "poll"}, str(kinds))
+
+    bad = "/nonexistent-dir"
+    rc, out, err = run(2, [exe], env_extra={"VACED_TRACE": bad})
+    check("an unwritable VACED_TRACE is reported by each rank, and the job still predicts",
+          rc == 0 and JOB_LINE.search(out) is not None and err.count("cannot write trace") == 2,
+          f"rc={rc} {err[-300:]}")
+
+
 def test_bad_target(exe):
     with tempfile.TemporaryDirectory() as d:
         path, lineno = paper16_variant(d, "bnet", "bnet = -4 GB/s")
@@ -720,6 +766,7 @@ def main():
         coll = build("collectives", "collectives.c")
         if coll:
             test_collectives(coll)
+            test_trace(coll)
         exchange = build("exchange", "exchange.c")
         if exchange:
             test_exchange(exchange)

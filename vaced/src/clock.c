@@ -1,6 +1,7 @@
 /* The virtual clock: compute segments measured in host CPU time (paper 3.2). */
 #include <stdint.h>
 #include "state.h"
+#include "trace.h"
 
 struct vaced_state vaced_st;
 int vaced_running;
@@ -30,8 +31,9 @@ static vaced_time_t segment_since(int64_t from, int64_t now)
     return ns > 0 ? vaced_time_from_ns(ns) : 0;
 }
 
-static void add_compute(vaced_time_t seg)
+static void add_compute(vaced_time_t seg, const char *kind)
 {
+    vaced_trace_span(kind, vaced_st.tv, vaced_st.tv + seg);
     vaced_st.tv += seg;
     vaced_st.compute += seg;
 }
@@ -43,7 +45,8 @@ void vaced_activity_begin(void)
     if (vaced_st.depth++ == 0) {
         /* E*start: t2 = cpu(); tV += t2 - t1 */
         vaced_st.t2_ns = vaced_cputime_ns();
-        add_compute(segment_since(vaced_st.t1_ns, vaced_st.t2_ns));
+        add_compute(segment_since(vaced_st.t1_ns, vaced_st.t2_ns), "compute");
+        vaced_st.call_start = vaced_st.tv;
         vaced_bounds_activity_point();  /* tV is current: answer bound requests */
     }
 }
@@ -56,10 +59,11 @@ void vaced_activity_end(void)
         vaced_bounds_activity_point();  /* inside the activity: its sends nest */
     if (--vaced_st.depth == 0) {
         int64_t now = vaced_cputime_ns();
+        vaced_trace_span("mpi", vaced_st.call_start, vaced_st.tv);
         if (vaced_st.test_failed) {     /* polling: at most VACED_TEST_CHARGE_MAX_NS */
             int64_t from = now - vaced_st.t2_ns > VACED_TEST_CHARGE_MAX_NS
                                ? now - VACED_TEST_CHARGE_MAX_NS : vaced_st.t2_ns;
-            add_compute(segment_since(from, now));
+            add_compute(segment_since(from, now), "poll");
             vaced_st.test_failed = 0;
         }
         vaced_st.polling = 0;

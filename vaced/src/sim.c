@@ -4,6 +4,7 @@
 #include <string.h>
 #include <time.h>
 #include "state.h"
+#include "trace.h"
 #include "report.h"
 
 #ifndef VACED_TOPO_DIR
@@ -75,6 +76,7 @@ int vaced_sim_start(int rank, int size)
         fprintf(stderr, "vaced: CPU time source %s: %s\n",
                 vaced_cputime_source_name(vaced_st.cpu_source), why);
     vaced_waits_reset(&vaced_st.waits);
+    vaced_trace_open(rank);     /* a trace it cannot write is reported, not fatal */
     vaced_st.read_cost_ns = vaced_calibrate_read_cost();
     vaced_st.tv = 0;                            /* E_start: tV = 0; t1 = cpu() */
     vaced_st.t1_ns = vaced_cputime_ns();
@@ -86,6 +88,7 @@ void vaced_sim_end(double out[VACED_SUMMARY_LEN])
 {
     if (vaced_running) {
         vaced_activity_begin();                 /* E_end: tV += t2 - t1 */
+        vaced_trace_close(vaced_st.rank);
         vaced_fire_deferred(INT64_MAX);         /* before connections close */
         vaced_running = 0;
         vaced_st.ended = 1;
@@ -167,6 +170,7 @@ uint64_t vaced_eager_threshold(void)
 void vaced_shutdown(void)
 {
     vaced_running = 0;
+    vaced_trace_close(vaced_st.rank);   /* a job that never reached vaced_sim_end */
     vaced_free_deferred();
     vaced_bounds_free();
     vaced_target_free(vaced_st.target);
