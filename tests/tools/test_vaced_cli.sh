@@ -50,7 +50,7 @@ jq_py() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)
 expect "no arguments: usage, status 2" 2 '^usage: vaced run' "$VACED"
 expect "vaced --help" 0 'check-target' "$VACED" --help
 expect "vaced run --help" 0 'Examples:' "$VACED" run --help
-for opt in -n --target --host-cores --hostfile --json --vanilla-time --vanilla --quiet --progress; do
+for opt in -n --target --host-cores --hostfile --json --trace --vanilla-time --vanilla --quiet --progress; do
     check "run --help explains $opt" grep -qE -- "^  $opt( |,|$)" <<<"$out"
 done
 expect "vaced check-target --help" 0 'usage: vaced check-target T' "$VACED" check-target --help
@@ -162,6 +162,23 @@ check "quiet run: ran on 1 host core" grep -qE '^host wall time +[0-9.]+ s \(1 h
 check "quiet run: slowdown = wall / 0.5" \
     test "$(jq_py run2.json 'abs(d["slowdown"] - d["host_wall_s"] / 0.5) < 1e-4 and d["host_cores"] == 1')" = True
 check "quiet run: slowdown row" grep -qE '^slowdown +[0-9.]+ \(host wall time / vanilla 0\.500 s, given\)$' run2.out
+
+# 2b. --trace: the directory is made, one timeline per rank ending at the rank's prediction.
+st=0
+"$VACED" run -n 2 --target paper-16 --trace tr/sub --json run3.json -- "$BIN/pingpong" 1000 50 >run3.out 2>run3.err || st=$?
+check "trace run: exit status 0" test "$st" -eq 0
+check "trace run: the summary names the files" grep -qE "^trace +$TMP/tr/sub/vaced-trace.R.csv, R = 0..1$" run3.out
+for r in 0 1; do
+    check "trace run: rank $r's timeline ends at its prediction" \
+        test "$(python3 -c 'import json,sys
+d = json.load(open(sys.argv[1])); r = int(sys.argv[2])
+lines = open(sys.argv[3]).read().split()
+end = float(lines[-1].split(",")[2])
+print(lines[0] == "kind,start_s,end_s" and abs(end - d["per_rank"][r]["total_s"]) < 1e-9)' run3.json $r tr/sub/vaced-trace.$r.csv)" = True
+done
+touch notadir
+expect "--trace under a file" 2 'cannot create the directory' \
+    "$VACED" run "${P[@]}" --trace notadir/x -- ./marker.sh
 
 # 3. --vanilla measures the unpatched run; a hostfile; a target file here.
 cp "$ROOT/topo/paper-16.topo" p16.topo
