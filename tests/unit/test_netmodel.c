@@ -10,6 +10,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 
 #include "check.h"
 #include "target.h"
@@ -128,8 +129,73 @@ static void test_rounding_and_saturation(void)
     }
 }
 
+/* bcpu: only between two different ranks of one node, and only when set. */
+static void test_cpu_time(void)
+{
+    const char *base = "name = c\ncores = 4\ncores_per_node = 2\ntopology = hierarchy\n"
+                       "hierarchy =\nhops = 0 1\nbmem = 4 GB/s\nbnet = 1 GB/s\n"
+                       "latency = 1 us\nlatency_per_hop = 1 us\n";
+    char text[512];
+    struct vaced_target *t = NULL;
+    snprintf(text, sizeof text, "%sbcpu = 2 GB/s\n", base);
+    if (load_text(text, 4, &t) != 0) {
+        CHECK_EQ_STR(errbuf, "");
+        return;
+    }
+    CHECK_EQ_I64(vaced_target_cpu_time(t, 0, 1, 2000000), 1000 * US);   /* 2 MB at 2 GB/s */
+    CHECK_EQ_I64(vaced_target_cpu_time(t, 3, 2, 2000), 1 * US);
+    CHECK_EQ_I64(vaced_target_cpu_time(t, 1, 2, 2000000), 0);           /* across nodes */
+    CHECK_EQ_I64(vaced_target_cpu_time(t, 1, 1, 2000000), 0);           /* to itself */
+    CHECK_EQ_I64(vaced_target_cpu_time(t, 0, 4, 2000000), 0);           /* no such rank */
+    vaced_target_free(t);
+    t = NULL;
+    if (load_text(base, 4, &t) == 0) {
+        CHECK_EQ_I64(vaced_target_cpu_time(t, 0, 1, 2000000), 0);       /* not set */
+        vaced_target_free(t);
+    } else {
+        CHECK_EQ_STR(errbuf, "");
+    }
+    t = NULL;
+    snprintf(text, sizeof text, "%sbcpu = 0 GB/s\n", base);
+    CHECK_EQ_I64(load_text(text, 4, &t), -1);
+    CHECK(strstr(errbuf, "bcpu") != NULL);
+    vaced_target_free(t);
+}
+
+/* injection_queue: a rank's messages to other nodes hold its link s/Bnet. */
+static void test_wire_time(void)
+{
+    const char *base = "name = q\ncores = 4\ncores_per_node = 2\ntopology = hierarchy\n"
+                       "hierarchy =\nhops = 0 1\nbmem = 4 GB/s\nbnet = 1 GB/s\n"
+                       "latency = 1 us\nlatency_per_hop = 1 us\n";
+    const char *vals[] = {"yes", "no", NULL};
+    for (int i = 0; i < 3; i++) {
+        char text[512];
+        struct vaced_target *t = NULL;
+        snprintf(text, sizeof text, "%s%s%s%s", base, vals[i] ? "injection_queue = " : "",
+                 vals[i] ? vals[i] : "", vals[i] ? "\n" : "");
+        if (load_text(text, 4, &t) != 0) {
+            CHECK_EQ_STR(errbuf, "");
+            continue;
+        }
+        vaced_time_t on = i == 0 ? 2000 * US : 0;
+        CHECK_EQ_I64(vaced_target_wire_time(t, 1, 2, 2000000), on);   /* 2 MB at 1 GB/s */
+        CHECK_EQ_I64(vaced_target_wire_time(t, 0, 1, 2000000), 0);    /* same node */
+        CHECK_EQ_I64(vaced_target_wire_time(t, 1, 2, 0), 0);          /* a handshake */
+        vaced_target_free(t);
+    }
+    char text[512];
+    struct vaced_target *t = NULL;
+    snprintf(text, sizeof text, "%sinjection_queue = maybe\n", base);
+    CHECK_EQ_I64(load_text(text, 4, &t), -1);
+    CHECK(strstr(errbuf, "injection_queue' is yes or no, not 'maybe'") != NULL);
+    vaced_target_free(t);
+}
+
 int main(void)
 {
+    test_cpu_time();
+    test_wire_time();
     test_two_levels();
     test_degenerate_level();
     test_min_latency_presence();

@@ -94,13 +94,34 @@ double vaced_wtick(void);
 
 /* --- Messages (eqs. 3 and 4) ------------------------------------------- */
 
+/* What a protocol message carries: vaced_send_stamp's `is_data`. */
+enum vaced_data_kind {
+    VACED_NOT_DATA = 0,         /* REQ, ACK: a handshake */
+    VACED_DATA_EAGER = 1,       /* eager (or self) DATA */
+    VACED_DATA_RNDV = 2,        /* rendezvous DATA: may keep both CPUs busy (bcpu) */
+};
+
 /* Stamps an outgoing protocol message of `bytes` payload bytes to
  * comm-world rank `dest` and returns its target arrival time ta(m).
  * The send time is the time of the message being handled, when the send is
  * a response made inside a handler (vaced_handle_begin), else tV.  A DATA
  * message (is_data) outside a handler advances tV by the copy s/Bmem.
+ * Rendezvous DATA to a rank on the same node, when the target sets bcpu,
+ * leaves once this rank's CPU is done with the same-node data it moves
+ * already, and keeps it busy for s/Bcpu.  DATA to another node, when the
+ * target sets injection_queue, goes on the wire once this rank's earlier
+ * such messages have left it.
  * *tr (if not NULL) receives tr(m) = ts + s/Bmem. */
 vaced_time_t vaced_send_stamp(int dest, uint64_t bytes, int is_data, vaced_time_t *tr);
+
+/* Rendezvous DATA from comm-world rank `src`, stamped ta, reaches this
+ * rank's progress engine (call once per message, before handling it).
+ * When the target sets bcpu and src is on this node, receiving it keeps
+ * this rank's CPU busy for s/Bcpu from when it was sent, or from when the
+ * CPU is done with the same-node data it moves already; returns the
+ * arrival delayed so that the receive completes no earlier than that.
+ * Otherwise returns ta. */
+vaced_time_t vaced_rndv_data_arrival(int src, uint64_t bytes, vaced_time_t ta);
 
 /* s/Bmem on the target. */
 vaced_time_t vaced_copy_time(uint64_t bytes);

@@ -18,8 +18,21 @@ vaced_time_t vaced_send_stamp(int dest, uint64_t bytes, int is_data, vaced_time_
      * message leaves once the sender's CPU has handed it on. */
     vaced_time_t ts = (w->handling ? w->handle_ts : vaced_st.tv) + vaced_send_overhead(dest);
     vaced_time_t copy = vaced_copy_time(bytes);
+    if (is_data == VACED_DATA_RNDV) {
+        vaced_time_t busy = vaced_target_cpu_time(vaced_st.target, vaced_st.rank, dest, bytes);
+        if (busy > 0) {
+            ts = vaced_time_max(ts, vaced_st.cpu_free);
+            vaced_st.cpu_free = ts + busy;
+        }
+    }
     if (tr)
         *tr = ts + copy;
+    vaced_time_t l = vaced_target_transfer_time(vaced_st.target, vaced_st.rank, dest, bytes);
+    vaced_time_t wire = vaced_target_wire_time(vaced_st.target, vaced_st.rank, dest, bytes);
+    /* On the wire once the rank's earlier messages have left (FIFO). */
+    vaced_time_t leave = wire > 0 ? vaced_time_max(ts + copy, vaced_st.link_free) : ts + copy;
+    if (wire > 0)
+        vaced_st.link_free = leave + wire;
     /* The sender only pays the overhead and the copy into its send buffer;
      * a response sent from a handler is accounted by the wait that handles
      * it (a second response from the same handler leaves after the first). */
@@ -27,13 +40,31 @@ vaced_time_t vaced_send_stamp(int dest, uint64_t bytes, int is_data, vaced_time_
         w->handle_ts = ts;
     else
         vaced_st.tv = ts + (is_data ? copy : 0);
-    return ts + copy + vaced_target_transfer_time(vaced_st.target, vaced_st.rank, dest, bytes);
+    return leave + l;
 }
 
 /* Start of the current progress point: the running wait, or now. */
 static vaced_time_t progress_start(void)
 {
     return vaced_st.waits.depth > 0 ? vaced_st.waits.start : vaced_st.tv;
+}
+
+vaced_time_t vaced_rndv_data_arrival(int src, uint64_t bytes, vaced_time_t ta)
+{
+    if (!vaced_running || ta == VACED_TIME_UNSET)
+        return ta;
+    const struct vaced_target *t = vaced_st.target;
+    vaced_time_t busy = vaced_target_cpu_time(t, src, vaced_st.rank, bytes);
+    if (busy <= 0)
+        return ta;
+    /* The receiver's share starts when the sender starts (the kernel
+     * streams the data) if this rank is at a progress point then. */
+    vaced_time_t copy = vaced_copy_time(bytes);
+    vaced_time_t sent = ta - copy - vaced_target_transfer_time(t, src, vaced_st.rank, bytes);
+    vaced_time_t start = vaced_waits_handle_time(&vaced_st.waits, progress_start(), sent);
+    vaced_st.cpu_free = vaced_time_max(start, vaced_st.cpu_free) + busy;
+    /* The receive completes at the handling of ta plus the copy. */
+    return vaced_time_max(ta, vaced_st.cpu_free - copy);
 }
 
 vaced_time_t vaced_handle_begin(vaced_time_t ta)

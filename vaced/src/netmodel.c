@@ -47,6 +47,28 @@ vaced_time_t vaced_target_transfer_time(const struct vaced_target *t, int src,
     return add_sat(bytes_time(bytes, t->bnet), latency(t, h));
 }
 
+/* On one node both ends' CPUs move the data (through the kernel, for
+ * ch3:sock), so two transfers that share a CPU take turns: an exchange of
+ * 1 MiB costs 1.5 to 2 times one way on the calibration host. */
+vaced_time_t vaced_target_cpu_time(const struct vaced_target *t, int src, int dst,
+                                   uint64_t bytes)
+{
+    if (t->bcpu <= 0 || src == dst || vaced_target_hops(t, src, dst) != 0)
+        return 0;
+    return bytes_time(bytes, t->bcpu);
+}
+
+/* Eq. 4 lets every message have the link to itself, so a window of
+ * messages (a stream, an all-to-all, several halo faces) moved at many
+ * times Bnet; on a real link they go one after the other. */
+vaced_time_t vaced_target_wire_time(const struct vaced_target *t, int src, int dst,
+                                    uint64_t bytes)
+{
+    if (!t->injection_queue || bytes == 0 || vaced_target_hops(t, src, dst) <= 0)
+        return 0;
+    return bytes_time(bytes, t->bnet);
+}
+
 vaced_time_t vaced_target_min_latency(const struct vaced_target *t)
 {
     return t->min_pos_hops > 0 ? latency(t, t->min_pos_hops) : 0;

@@ -18,7 +18,7 @@ static const struct vaced_topo_ops *const topologies[] = {
 static const char *const general_keys[] = {
     "name", "cores", "cores_per_node", "topology", "mapping", "bmem", "bnet",
     "latency", "latency_per_hop", "eager_threshold",
-    "latency_same_node", "send_overhead", "recv_overhead", NULL,
+    "latency_same_node", "send_overhead", "recv_overhead", "bcpu", "injection_queue", NULL,
 };
 
 static int in_list(const char *const *list, const char *key)
@@ -85,8 +85,9 @@ static int load_network(struct vaced_target *t, const struct vaced_cfg *c)
         vaced_parse_bandwidth(c, e[1], &t->bnet) ||
         vaced_parse_time(c, e[2], &t->l0) || vaced_parse_time(c, e[3], &t->lh))
         return -1;
-    /* Optional per-message costs (LogP's overheads, a same-node latency);
-     * 0 when absent: the paper's model. */
+    /* Optional per-message costs (LogP's overheads, a same-node latency),
+     * the CPU's share of same-node transfers (bcpu) and a rank's queue on
+     * its link (injection_queue); 0 / no when absent: the paper's model. */
     const char *opt[] = {"latency_same_node", "send_overhead", "recv_overhead"};
     vaced_time_t *dst[] = {&t->l_node, &t->o_send, &t->o_recv};
     for (int i = 0; i < 3; i++) {
@@ -95,6 +96,14 @@ static int load_network(struct vaced_target *t, const struct vaced_cfg *c)
         if (eo && vaced_parse_time_or_zero(c, eo, dst[i]))
             return -1;
     }
+    const struct vaced_entry *ec = vaced_cfg_get(c, "bcpu");
+    t->bcpu = 0;
+    if (ec && vaced_parse_bandwidth(c, ec, &t->bcpu))
+        return -1;
+    const struct vaced_entry *eq = vaced_cfg_get(c, "injection_queue");
+    t->injection_queue = eq && strcmp(eq->val, "yes") == 0;
+    if (eq && !t->injection_queue && strcmp(eq->val, "no") != 0)
+        return vaced_cfg_error(c, eq->line, "'injection_queue' is yes or no, not '%.40s'", eq->val);
     const struct vaced_entry *eg = vaced_cfg_get(c, "eager_threshold");
     t->eager_threshold = VACED_DEFAULT_EAGER_THRESHOLD;
     return eg ? vaced_parse_size(c, eg, &t->eager_threshold) : 0;

@@ -54,6 +54,18 @@ vaced_time_t vaced_target_send_overhead(const struct vaced_target *t);
 vaced_time_t vaced_target_recv_overhead(const struct vaced_target *t);
 vaced_time_t vaced_target_same_node_latency(const struct vaced_target *t);
 
+/* s/Bcpu: how long a rendezvous message of `bytes` from src to dst keeps
+ * each end's CPU busy; 0 unless the target sets bcpu and the two are
+ * different ranks on one node. */
+vaced_time_t vaced_target_cpu_time(const struct vaced_target *t, int src, int dst,
+                                   uint64_t bytes);
+
+/* s/Bnet: how long a message of `bytes` from src to dst holds src's link,
+ * when the target queues a rank's network messages (injection_queue = yes)
+ * and the two are on different nodes; else 0. */
+vaced_time_t vaced_target_wire_time(const struct vaced_target *t, int src, int dst,
+                                    uint64_t bytes);
+
 /* Smallest L(0, h) = l0 + h*lh over the hop counts h > 0 that occur between
  * two nodes of the target (not only the job's nodes, so it is a safe lower
  * bound for lookahead). 0 when no two nodes are a positive hop count apart

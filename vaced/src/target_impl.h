@@ -119,6 +119,9 @@ struct vaced_target {
     int cores, cores_per_node, nnodes, nranks;
     uint64_t eager_threshold;
     double bmem, bnet;      /* bytes per second */
+    double bcpu;            /* bytes per second each end's CPU moves same-node
+                             * rendezvous data at; 0: not modelled */
+    int injection_queue;    /* a rank's network messages take turns on its link */
     vaced_time_t l0, lh;    /* latency, latency_per_hop in ps */
     vaced_time_t l_node;    /* latency_same_node: added to L(s, 0) between two ranks */
     vaced_time_t o_send;    /* send_overhead: sender CPU per protocol message */

@@ -2,7 +2,7 @@
  * Two or more ranks; build with the UNPATCHED MPICH
  * (install/vanilla/bin/mpicc), whose MPI_Wtime is the host's clock.
  *
- *   mpiexec -n P vaced-calib-bench [-t SECONDS] [-b BATCHES] [-g GAP_US] pingpong|exchange|stream SIZE...
+ *   mpiexec -n P vaced-calib-bench [-t SECONDS] [-b BATCHES] [-g GAP_US] [-c MIB] pingpong|exchange|stream SIZE...
  *   mpiexec -n 2 vaced-calib-bench [-t SECONDS] [-b BATCHES] pipeline COMPUTE_US...
  *
  * Rank 0 measures against each peer rank p = 1 .. P-1 in turn (with
@@ -93,13 +93,28 @@ static int cmp_double(const void *a, const void *b)
 static void usage(const char *prog)
 {
     if (rank == 0)
-        fprintf(stderr, "usage: %s [-t SECONDS] [-b BATCHES] pingpong|exchange|stream SIZE...\n"
-                "       %s [-t SECONDS] [-b BATCHES] -g GAP_US exchange SIZE...\n"
+        fprintf(stderr, "usage: %s [-t SECONDS] [-b BATCHES] [-c MIB] pingpong|exchange|stream SIZE...\n"
+                "       %s [-t SECONDS] [-b BATCHES] [-c MIB] -g GAP_US exchange SIZE...\n"
                 "       %s [-t SECONDS] [-b BATCHES] pipeline COMPUTE_US...\n"
                 "  (2 or more ranks: rank 0 against each other rank; SIZE in bytes;\n"
-                "  GAP_US: computation before each exchange, 0-1000000; pipeline: exactly 2 ranks)\n",
+                "  GAP_US: computation before each exchange, 0-1000000; MIB: cold data, rotated\n"
+                "  through pools of MIB MiB, 0-4096; pipeline: exactly 2 ranks)\n",
                 prog, prog, prog);
     MPI_Abort(MPI_COMM_WORLD, 2);
+}
+
+/* -c MIB: the ping-pong and the exchange send from and receive into places
+ * that rotate through two pools of MIB MiB each (at least the largest
+ * size), so that the data is cold in the caches, as a program's large
+ * arrays are; 0 (default): one buffer each, hot after the first time. */
+static char *cold_send, *cold_recv;
+static long cold_bytes;
+
+static char *place(char *pool, char *hot, int size, long i)
+{
+    if (!cold_bytes || size == 0)
+        return hot;
+    return pool + (i % (cold_bytes / size)) * size;
 }
 
 /* n round trips between rank 0 and rank peer (other ranks do nothing);
@@ -109,13 +124,14 @@ static void roundtrips(char *buf, int size, long n, double *rec, int peer)
     if (rank != 0 && rank != peer)
         return;
     for (long i = 0; i < n; i++) {
+        char *b = place(cold_send, buf, size, i);
         double t0 = rec ? MPI_Wtime() : 0;
         if (rank == 0) {
-            MPI_Send(buf, size, MPI_BYTE, peer, TAG, MPI_COMM_WORLD);
-            MPI_Recv(buf, size, MPI_BYTE, peer, TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Send(b, size, MPI_BYTE, peer, TAG, MPI_COMM_WORLD);
+            MPI_Recv(b, size, MPI_BYTE, peer, TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         } else {
-            MPI_Recv(buf, size, MPI_BYTE, 0, TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
-            MPI_Send(buf, size, MPI_BYTE, 0, TAG, MPI_COMM_WORLD);
+            MPI_Recv(b, size, MPI_BYTE, 0, TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+            MPI_Send(b, size, MPI_BYTE, 0, TAG, MPI_COMM_WORLD);
         }
         if (rec)
             rec[i] = (MPI_Wtime() - t0) / 2;
@@ -142,7 +158,8 @@ static void exchanges(char *buf, char *rbuf, int size, long n, double *rec, int 
         if (gap_s > 0)
             spin_until(MPI_Wtime() + gap_s);
         double t0 = rec ? MPI_Wtime() : 0;
-        MPI_Sendrecv(buf, size, MPI_BYTE, rank ? 0 : peer, TAG, rbuf, size, MPI_BYTE, rank ? 0 : peer,
+        MPI_Sendrecv(place(cold_send, buf, size, i), size, MPI_BYTE, rank ? 0 : peer, TAG,
+                     place(cold_recv, rbuf, size, i), size, MPI_BYTE, rank ? 0 : peer,
                      TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
         if (rec)
             rec[i] = MPI_Wtime() - t0;
@@ -322,11 +339,13 @@ int main(int argc, char **argv)
             batches = atoi(argv[a + 1]);
         else if (!strcmp(argv[a], "-g"))
             gap_s = atof(argv[a + 1]) * 1e-6;
+        else if (!strcmp(argv[a], "-c"))
+            cold_bytes = atol(argv[a + 1]) << 20;
         else
             usage(argv[0]);
     }
     if (nranks < 2 || a + 1 >= argc || batch_s <= 0 || batches < 1 || batches > MAXBATCH ||
-        gap_s < 0 || gap_s > 1)
+        gap_s < 0 || gap_s > 1 || cold_bytes < 0 || cold_bytes > (4096L << 20))
         usage(argv[0]);
     int stream = !strcmp(argv[a], "stream"), pipe = !strcmp(argv[a], "pipeline");
     int exch = !strcmp(argv[a], "exchange");
@@ -356,6 +375,18 @@ int main(int argc, char **argv)
         win[i] = !stream ? 1 : w < 1 ? 1 : w > STREAM_WINDOW ? STREAM_WINDOW : w;
         if (stream && win[i] * size[i] > pool)
             pool = win[i] * size[i];
+    }
+    if (cold_bytes > 0 && !stream) {
+        if (cold_bytes < maxsize)
+            cold_bytes = maxsize;
+        cold_send = malloc(cold_bytes);
+        cold_recv = malloc(cold_bytes);
+        if (!cold_send || !cold_recv)
+            usage(argv[0]);
+        memset(cold_send, 1, cold_bytes);
+        memset(cold_recv, 2, cold_bytes);
+    } else {
+        cold_bytes = 0;
     }
     /* the send buffer; a stream's receive window (distinct buffers) */
     char *buf = malloc(maxsize > 0 ? maxsize : 1), *rbuf = malloc(pool);
@@ -446,6 +477,8 @@ int main(int argc, char **argv)
     free(t);
     free(rbuf);
     free(buf);
+    free(cold_send);
+    free(cold_recv);
     MPI_Finalize();
     return 0;
 }

@@ -136,6 +136,10 @@ int main(int argc, char **argv)
         printf("overheads        %.6g us per message sent, %.6g us per message received\n",
                t->o_send / 1e6, t->o_recv / 1e6);
     }
+    if (t->injection_queue)
+        printf("link             a rank's messages to other nodes take turns (injection_queue)\n");
+    if (t->bcpu > 0)
+        printf("same-node CPU    %.6g GB/s per end for rendezvous data (bcpu)\n", t->bcpu / 1e9);
     printf("eager threshold  %llu B\n", (unsigned long long) t->eager_threshold);
     printf("valid            yes\n");
     vaced_target_free(t);
