@@ -17,7 +17,6 @@ A hand-written analysis in OUTDIR/validation-notes.md, if present, is
 appended to validation.md.
 """
 import csv
-import glob
 import os
 import statistics
 import subprocess
@@ -168,14 +167,15 @@ def main():
     keys = sorted({(a, c) for a, c, _ in groups},
                   key=lambda k: (CLASSES.index(k[1]) if k[1] in CLASSES else 9,
                                  APPS.index(k[0]) if k[0] in APPS else 99))
-    metas = sorted(glob.glob(os.path.join(out, "validation.*.meta")))
+    run_ids = sorted({r["run_id"] for r in rows})
+    # only the runs whose rows the CSV holds (a run without --append starts it anew)
+    metas = [os.path.join(out, f"validation.{i}.meta") for i in run_ids]
     meta = {}
-    for m in metas:
+    for m in (m for m in metas if os.path.exists(m)):
         for line in open(m):
             if "=" in line:
                 k, v = line.rstrip("\n").split("=", 1)
                 meta.setdefault(k, []).append(v)
-    run_ids = sorted({r["run_id"] for r in rows})
     loads = [float(r["load1"]) for r in rows]
     reps = sorted({int(r["rep"]) for r in rows})
 
