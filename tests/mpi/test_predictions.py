@@ -327,16 +327,21 @@ def test_cpu_share(exchange, pp):
     """bcpu: on one node, rendezvous data keeps both ends' CPUs busy for
     W = s/Bcpu, and a rank's transfers take turns.  An exchange then ends
     at the later of the one-way time and two turns, 2 W, from when the
-    DATA leaves; a ping-pong (one transfer at a time) and an exchange
-    across nodes are unchanged."""
+    DATA leaves: the DATA's own latency hides under the turns (with a
+    same-node latency l, 3 c + max(3 s/Bmem, 2 W - l)); a ping-pong (one
+    transfer at a time) and an exchange across nodes are unchanged."""
     s, bcpu = 1048576, 3e9
     w, c3 = s / bcpu, 3 * copy(PAPER, s)
+    lat = dict(PAPER, lnode=40e-6)
     with tempfile.TemporaryDirectory() as d:
         node = topo_with(d, "paper-1024", "paper-1024-bcpu", ["bcpu = 3 GB/s"])
+        node_l = topo_with(d, "paper-1024", "paper-1024-bcpu-lat", ["bcpu = 3 GB/s", "latency_same_node = 40 us"])
         nodes = topo_with(d, "paper-16", "paper-16-bcpu", ["bcpu = 3 GB/s"])
         if exchange:
             for target, h, want, what in (
                     (node, 0, rndv_oneway(PAPER, s, 0) + max(0.0, 2 * w - c3), "on one node takes turns"),
+                    (node_l, 0, rndv_oneway(lat, s, 0) + max(0.0, 2 * w - 40e-6 - c3),
+                     "on one node with a 40 us same-node latency takes turns, the DATA's latency hidden"),
                     (nodes, 3, rndv_oneway(PAPER, s, 3), "across nodes is unchanged")):
                 near_measured(f"bcpu: a {s} B exchange {what}",
                               lambda: field(run(2, [exchange, "plain", "wait", str(s), "6"], target)[1],

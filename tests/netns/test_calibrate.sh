@@ -5,14 +5,15 @@
 # runs its ping-pong and streaming test across them with unpatched MPICH.
 #
 # 1. One hop distance: 2 hosts on one switch. The fitted Bnet must be
-#    within 10% of the emulated rate, the fitted l(1) must reproduce the
+#    within 10% of the emulated payload rate (the rate less the TCP/IP and
+#    Ethernet headers of a full frame), the fitted l(1) must reproduce the
 #    measured small-message ping-pong within 10%, lh must be reported and
 #    written as not fitted, and the written target must make VACED predict
 #    the measured ping-pong.
 # 2. Two hop distances: hosts 0 and 1 on one switch, host 2 on a second
 #    switch behind a router namespace (--hierarchy 2 --hops "0 1 2"). The
 #    fitted l0 and lh must reproduce the measured small-message ping-pong
-#    at both distances within 10%, Bnet the emulated rate within 10%, and
+#    at both distances within 10%, Bnet the payload rate within 10%, and
 #    VACED on the written target the measured ping-pong at both distances.
 #
 # Needs root. Ends with "N passed, M failed"; exits non-zero if any failed.
@@ -199,9 +200,9 @@ payload = rate * 1448 / 1514
 def v(ok, text):
     print(("ok" if ok else "FAIL") + " " + text)
 bnet = d["bnet_Bps"]
-v(abs(bnet / rate - 1) <= 0.10,
-  f"fitted Bnet {bnet / 1e6:.2f} MB/s within 10% of the emulated {rate / 1e6:.1f} MB/s "
-  f"({(bnet / rate - 1) * 100:+.1f}%; {(bnet / payload - 1) * 100:+.1f}% of the payload rate {payload / 1e6:.2f} MB/s)")
+v(abs(bnet / payload - 1) <= 0.10,
+  f"fitted Bnet {bnet / 1e6:.2f} MB/s within 10% of the emulated link's payload rate {payload / 1e6:.2f} MB/s "
+  f"({(bnet / payload - 1) * 100:+.1f}%; {(bnet / rate - 1) * 100:+.1f}% of its rate {rate / 1e6:.1f} MB/s)")
 peak = d["stream_peak_Bps"]
 v(abs(peak / rate - 1) <= 0.10,
   f"streaming peak {peak / 1e6:.2f} MB/s within 10% of the emulated rate ({(peak / rate - 1) * 100:+.1f}%)")
@@ -348,9 +349,10 @@ v([(x["hops"], x["hosts"]) for x in dist] == [(1, ["vaced-h0", "vaced-h1"]), (2,
   "measured pairs: h0-h1 at 1 hop, h0-h2 at 2 hops (got " +
   ", ".join(f"{x['hosts'][0]}-{x['hosts'][1]} h={x['hops']}" for x in dist) + ")")
 bnet = d["bnet_Bps"]
-v(abs(bnet / rate - 1) <= 0.10,
-  f"fitted Bnet {bnet / 1e6:.2f} MB/s within 10% of the emulated {rate / 1e6:.1f} MB/s "
-  f"({(bnet / rate - 1) * 100:+.1f}%)")
+payload = rate * 1448 / 1514
+v(abs(bnet / payload - 1) <= 0.10,
+  f"fitted Bnet {bnet / 1e6:.2f} MB/s within 10% of the emulated link's payload rate {payload / 1e6:.2f} MB/s "
+  f"({(bnet / payload - 1) * 100:+.1f}%)")
 l0, lh, se = d["l0_s"], d["lh_s"], d["lh_se_s"]
 v(d["lh_fitted"] is True and d["lh_status"] == "fitted" and l0 > 0 and lh > 0,
   f"l0 and lh fitted, both positive: l0 = {us(l0)}, lh = {us(lh)}"
