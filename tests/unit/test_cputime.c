@@ -359,6 +359,23 @@ static void *ticker(void *arg)
     return NULL;
 }
 
+/* What measuring a segment by both clocks adds to the source's sum on its
+ * own: the source's bracket holds the thread clock's, so it also holds a
+ * thread-clock read (a system call: 0.4 us alone, 0.8-0.9 us a bracket
+ * sharing a CPU with the ticker on this VM).  Summed over n empty
+ * brackets. */
+static int64_t bracket_excess(int n)
+{
+    int64_t excess = 0;
+
+    for (int i = 0; i < n; i++) {
+        int64_t v0 = vaced_cputime_ns(), r0 = ref_ns();
+        int64_t r = ref_ns() - r0, v = vaced_cputime_ns() - v0;
+        excess += v - r;
+    }
+    return excess;
+}
+
 /* Segments of 1-100 us of work, each measured by the source and by the
  * thread clock: sums of the two in ns, and how many segments the two
  * measured more than 3 us apart (sums alone would hide time moved from one
@@ -441,24 +458,27 @@ static void test_rseq_windows(void)
     CHECK(off <= 40);
     /* Sharing the CPU with a thread that preempts this one for a few us at
      * a time, in the middle of segments: its time must not pile up. */
-    /* The hypervisor's steal lands in either clock's segments at random
-     * (2.1 % apart once on a busy CI machine): up to three tries. */
-    int64_t wall = 0;
+    /* The measuring brackets' own excess is measured alongside and taken
+     * off; the hypervisor's steal lands in either clock's segments at
+     * random: up to three tries. */
+    int64_t wall = 0, brackets = 0;
     for (int try = 0; try < 3; try++) {
         spin_stop = 0;
         CHECK(pthread_create(&th, NULL, ticker, NULL) == 0);
         int64_t w0 = wall_ns();
         off = short_segments(2000, &src, &ref);
         wall = wall_ns() - w0;
+        brackets = bracket_excess(2000);
         spin_stop = 1;
         pthread_join(th, NULL);
         printf("  rseq sharing a CPU: %.3f ms vs thread clock %.3f ms in %.3f ms wall, %d of 2000"
-               " segments apart\n", src / 1e6, ref / 1e6, wall / 1e6, off);
-        if (llabs(src - ref) <= ref / 50)
+               " segments apart; the brackets add %.3f ms\n", src / 1e6, ref / 1e6, wall / 1e6, off,
+               brackets / 1e6);
+        if (llabs(src - brackets - ref) <= ref / 50)
             break;
     }
     CHECK(wall > ref * 11 / 10); /* the ticker did take turns */
-    CHECK_NEAR_I64(src, ref, ref / 50);
+    CHECK_NEAR_I64(src - brackets, ref, ref / 50);
     /* Not checked per segment here: about 4 % of segments come out more
      * than 3 us apart with the guard and 6 % without it (measured), as the
      * two clocks book the cost of each preemption in different segments;
