@@ -44,7 +44,8 @@ LAUNCHER=$ROOT/vaced/tools/netns-launcher
 RATE_MBIT=500
 RATE_BPS=$((RATE_MBIT * 1000000 / 8))
 SIZES=0,8,16,32,262144,1048576,4194304
-# two distances: shorter and more batches (see two_distances)
+# the ping-pong calibrations: shorter and more batches (see calibrate and
+# two_distances); two distances leave out 4 MiB
 SIZES2=0,8,16,32,262144,1048576
 BATCHES2=(--batch-time 0.005 --batches 60)
 SMALL_MAX=32
@@ -115,7 +116,15 @@ NETNS_BURST=4600
 MPIEXEC_ARGS="-launcher ssh -launcher-exec $LAUNCHER -iface $NETNS_IFACE"
 
 # calibrate NAME ARGS...: vaced-calibrate from host 0 with the test's
-# sizes; writes $TMP/NAME.{topo,json,out}; returns the tool's status. In
+# sizes; writes $TMP/NAME.{topo,json,out}; returns the tool's status.
+# Fitted to each size's fastest batch (--statistic min): on this VM a
+# small-message batch runs either with the ranks awake (about 10 us one
+# way) or with each waiting rank asleep (about 30 us), whole batches at a
+# time (the hypervisor's idle polling), so the p10 of 21 batches fell on
+# either mode size by size (h = 1: 10.0 us at 0 B, 23.9 us at 32 B); the
+# fastest batch is the link and MPICH's path, which this test checks.  The
+# ping-pong calibrations take 60 batches of 5 ms: with 21 of 20 ms even the
+# fastest batch of a size was sometimes in the slow mode.  In
 # the background with wait, so that SIGTERM or SIGINT runs the cleanup
 # trap at once (bash defers a trap until a foreground command ends); the
 # cleanup ends the tool and its ranks, which run inside the namespaces.
@@ -125,6 +134,7 @@ calibrate() {
     rm -f "$TMP/$name.topo" "$TMP/$name.json"  # an earlier attempt's
     netns_exec 0 "$CAL" --hostfile "$TMP/hosts" --name "$name" --output "$TMP/$name.topo" \
         --sizes "$SIZES" --stream-sizes 1048576,4194304 --batch-time 0.02 --batches 21 --stream-batches 7 \
+        --statistic min \
         --json "$TMP/$name.json" --mpiexec-args "$MPIEXEC_ARGS" "$@" >"$TMP/$name.out" 2>&1 &
     pid=$!
     wait "$pid" || st=$?
@@ -156,7 +166,7 @@ verdicts() {
 
 # predict TOPO BYTES MEASURED_S WHAT: VACED's ping-pong between ranks 0
 # and 1 on the written target, run on this host: one way must equal
-# MEASURED_S, unpatched MPICH's p10 across the emulated link, within 10%
+# MEASURED_S, unpatched MPICH's fastest batch across the emulated link, within 10%
 predict() {
     local topo=$1 s=$2 measured=$3 what=$4 out rt line
     out=$(VACED_TARGET=$topo VACED_QUIET=all "$ROOT/install/vaced/bin/mpiexec" -n 2 \
@@ -185,7 +195,7 @@ one_distance() {
 
     for attempt in 1 2 3; do
         st=0
-        calibrate netns-500mbit || st=$?
+        calibrate netns-500mbit "${BATCHES2[@]}" || st=$?
         if [ "$st" -ne 0 ] || [ ! -f "$TMP/netns-500mbit.json" ]; then
             fail "vaced-calibrate across 2 hosts (status $st)"
             return 0
