@@ -458,7 +458,10 @@ if sd_body:
     md.append("")
     md.append(f"Wall time of the whole `mpiexec` (start-up and verification included), median of the runs; "
               f"vanilla and vaced runs interleaved; VACED with `VACED_QUIET=all VACED_TARGET={meta.get('target', '')}`; "
-              f"no binding (the same for both builds). Goal: mean <= 1.03, max <= 1.10.")
+              f"no binding (the same for both builds); both builds run the same executable file, built once "
+              f"and copied afresh before every repetition, with the build's libraries chosen by `LD_LIBRARY_PATH` "
+              f"(`results/lib/apps.sh`: on this VM one file of a binary ran 25 % slower than a byte-identical copy "
+              f"for as long as it stayed in the page cache). Goal: mean <= 1.03, max <= 1.10.")
     md.append("")
     md.append("*CPU ratio*: the same for the job's CPU time (all ranks, user + system), which other jobs stretch "
               "less than the wall time. *others*: CPUs other processes kept busy during the runs (median).")

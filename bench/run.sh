@@ -223,18 +223,11 @@ fi
 AUTOGROUP=$(cat /proc/self/autogroup 2> /dev/null || echo none)
 
 # --------------------------------------------------------------- build ----
-say "building the apps, bench/pingpong.c and bench/rankstat.c into $WORK"
-for v in vanilla vaced; do
-    make -s -C "$ROOT/tests/apps" PREFIX="$ROOT/install/$v" OUT="$WORK/$v" > "$WORK/build-$v.log" 2>&1 ||
-        die "building the apps with install/$v failed: see $WORK/build-$v.log"
-    for src in "$BENCH/pingpong.c" "$ROOT/tests/mpi/ring.c"; do
-        b=$WORK/$v/$(basename "$src" .c)
-        if [[ ! $b -nt $src || ! $b -nt $ROOT/install/$v/lib/libmpi.so ]]; then
-            "$ROOT/install/$v/bin/mpicc" -O2 -Wall -Wextra -o "$b" "$src" 2>> "$WORK/build-$v.log" ||
-                die "building $src with install/$v failed: see $WORK/build-$v.log"
-        fi
-    done
-done
+# shellcheck source=../results/lib/apps.sh
+source "$ROOT/results/lib/apps.sh"
+say "building the apps, bench/pingpong.c and bench/rankstat.c into $WORK (one binary for both builds: results/lib/apps.sh)"
+apps_build "$WORK" "$WORK/build.log" "$BENCH/pingpong.c" "$ROOT/tests/mpi/ring.c"
+apps_stage "$WORK"
 if [[ ! $WORK/rankstat.so -nt $BENCH/rankstat.c ]]; then
     gcc -O2 -Wall -Wextra -shared -fPIC -o "$WORK/rankstat.so" "$BENCH/rankstat.c" -ldl ||
         die "building bench/rankstat.c failed"
@@ -330,7 +323,7 @@ wait_quiet() {
     WAITED=$((WAITED + SECONDS - t0))
 }
 
-vaced_env=(env VACED_TARGET="$TARGET")
+vaced_env=(env "$(mpi_lib vaced)" VACED_TARGET="$TARGET")
 LOAD_START=$(cut -d' ' -f1-3 /proc/loadavg)
 
 # ------------------------------------------------------------ slowdown ----
@@ -339,15 +332,16 @@ if has_part slowdown; then
     declare -A refused=()
     for ((rep = 1; rep <= REPS; rep++)); do
         wait_quiet
+        apps_stage "$WORK"
         for P in "${PROC_LIST[@]}"; do
             for app in "${APP_LIST[@]}"; do
                 [[ -z ${refused[$app.$P]:-} ]] || continue
                 for v in vanilla vaced; do
                     log=$LOGS/slowdown.$app.$CLASS.$P.$v.$rep.log
                     if [[ $v == vanilla ]]; then
-                        run_cmd "$log" "$VANILLA/bin/mpiexec" -n "$P" "$WORK/vanilla/$app" "$CLASS"
+                        run_cmd "$log" env "$(mpi_lib vanilla)" "$VANILLA/bin/mpiexec" -n "$P" "$WORK/run/$app" "$CLASS"
                     else
-                        run_cmd "$log" "${vaced_env[@]}" VACED_QUIET=all "$VACED/bin/mpiexec" -n "$P" "$WORK/vaced/$app" "$CLASS"
+                        run_cmd "$log" "${vaced_env[@]}" VACED_QUIET=all "$VACED/bin/mpiexec" -n "$P" "$WORK/run/$app" "$CLASS"
                     fi
                     if [[ $RC == 2 ]] && ! grep -q '^APP=' "$log"; then
                         say "  $app with $P ranks at class $CLASS: refused by the app (exit 2), skipped: $(grep -m1 -v '^$' "$log" | cut -c1-100)"
@@ -376,7 +370,7 @@ if has_part reads; then
             rm -rf "$st"; mkdir -p "$st"
             log=$LOGS/reads.$app.$CLASS.$P.log
             run_cmd "$log" "${vaced_env[@]}" VACED_QUIET=all LD_PRELOAD="$WORK/rankstat.so" RANKSTAT_DIR="$st" RANKSTAT_CLOCKS=1 \
-                "$VACED/bin/mpiexec" -n "$P" "$WORK/vaced/$app" "$CLASS"
+                "$VACED/bin/mpiexec" -n "$P" "$WORK/run/$app" "$CLASS"
             [[ $RC != 2 ]] || grep -q '^APP=' "$log" || continue     # a rank count the app refuses
             m=$(cat "$st"/rank.* 2> /dev/null | awk '
                 { for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
@@ -397,9 +391,9 @@ if has_part pingpong; then
         wait_quiet
         for v in vanilla vaced; do
             log=$LOGS/pingpong.$v.$rep.log
-            env=()
+            env=(env "$(mpi_lib vanilla)")
             [[ $v == vanilla ]] || env=("${vaced_env[@]}" VACED_QUIET=all)
-            run_cmd "$log" "${env[@]}" "$ROOT/install/$v/bin/mpiexec" -bind-to core -n 2 "$WORK/$v/pingpong" 0 "$PP_ITERS" 5
+            run_cmd "$log" "${env[@]}" "$ROOT/install/$v/bin/mpiexec" -bind-to core -n 2 "$WORK/run/pingpong" 0 "$PP_ITERS" 5
             med=$(sed -n 's/^pingpong bytes=.* median_us=\([0-9.]*\) .*/\1/p' "$log")
             mn=$(sed -n 's/^pingpong bytes=.* min_us=\([0-9.]*\) .*/\1/p' "$log")
             [[ $RC == 0 && -n $med ]] || die "ping-pong ($v) failed: see $log"
@@ -412,9 +406,9 @@ if has_part pingpong; then
         for it in 1000 11000; do
             st=$WORK/clocks.$v.$it
             rm -rf "$st"; mkdir -p "$st"
-            env=(env LD_PRELOAD="$WORK/rankstat.so" RANKSTAT_DIR="$st" RANKSTAT_CLOCKS=1)
+            env=(env "$(mpi_lib "$v")" LD_PRELOAD="$WORK/rankstat.so" RANKSTAT_DIR="$st" RANKSTAT_CLOCKS=1)
             [[ $v == vanilla ]] || env+=(VACED_TARGET="$TARGET" VACED_QUIET=all)
-            run_cmd "$LOGS/clocks.$v.$it.log" "${env[@]}" "$ROOT/install/$v/bin/mpiexec" -bind-to core -n 2 "$WORK/$v/pingpong" 0 "$it" 1
+            run_cmd "$LOGS/clocks.$v.$it.log" "${env[@]}" "$ROOT/install/$v/bin/mpiexec" -bind-to core -n 2 "$WORK/run/pingpong" 0 "$it" 1
             [[ $RC == 0 && -s $st/rank.0 && -s $st/rank.1 ]] || die "clock count ($v) failed: see $LOGS/clocks.$v.$it.log"
             for r in 0 1; do
                 m=$(sed 's/^rank=[0-9]* pid=[0-9]* //; s/ /;/g' "$st/rank.$r")
@@ -429,7 +423,7 @@ if has_part cputime; then
     say "cputime: ns per read of every CPU-time source (bench/cputime_bench.c)"
     cb=$WORK/cputime_bench
     if cc -std=gnu11 -O2 -Wall -Wextra -Werror -I"$ROOT/vaced/src" "$ROOT/vaced/src/cputime.c" \
-        "$ROOT/vaced/src/cputime_perf.c" "$ROOT/vaced/src/cputime_rseq.c" "$BENCH/cputime_bench.c" -lpfm -pthread -o "$cb" > "$LOGS/cputime-build.log" 2>&1; then
+        "$ROOT/vaced/src/cputime_perf.c" "$ROOT/vaced/src/cputime_rseq.c" "$BENCH/cputime_bench.c" -pthread -o "$cb" > "$LOGS/cputime-build.log" 2>&1; then
         RC=0 WALL= CPU= OTHERS=
         "$cb" 20000 9 > "$LOGS/cputime.log" 2>&1 || RC=$?
         cat "$LOGS/cputime.log" >&2
@@ -475,7 +469,7 @@ scale_run() {
     avail0=$(awk '/^MemAvailable/ { print $2 }' /proc/meminfo)
     (while :; do awk '/^MemAvailable/ { print $2 }' /proc/meminfo; sleep 0.5; done > "$memf") &
     MEMSAMPLER=$!
-    local env=(env LD_PRELOAD="$WORK/rankstat.so" RANKSTAT_DIR="$st")
+    local env=(env "$(mpi_lib "$v")" LD_PRELOAD="$WORK/rankstat.so" RANKSTAT_DIR="$st")
     [[ $v == vanilla ]] || env+=(VACED_TARGET="$TARGET" VACED_QUIET=1)
     run_cmd "$log" "${env[@]}" "$@"
     stop_sampler
@@ -510,10 +504,10 @@ if has_part scale; then
     for ((rep = 1; rep <= SCALE_REPS; rep++)); do
         wait_quiet
         for v in vanilla vaced; do
-            scale_run startup "$v" "$rep" init-finalize "$ROOT/install/$v/bin/mpiexec" -n "$SCALE_N" "$WORK/$v/pingpong" 0 0
+            scale_run startup "$v" "$rep" init-finalize "$ROOT/install/$v/bin/mpiexec" -n "$SCALE_N" "$WORK/run/pingpong" 0 0
         done
         for v in vanilla vaced; do
-            scale_run scale "$v" "$rep" "$SCALE_APP.$SCALE_CLASS" "$ROOT/install/$v/bin/mpiexec" -n "$SCALE_N" "$WORK/$v/$SCALE_APP" "$SCALE_CLASS"
+            scale_run scale "$v" "$rep" "$SCALE_APP.$SCALE_CLASS" "$ROOT/install/$v/bin/mpiexec" -n "$SCALE_N" "$WORK/run/$SCALE_APP" "$SCALE_CLASS"
         done
     done
 fi
@@ -538,8 +532,8 @@ if has_part netns; then
         for ((rep = 1; rep <= SCALE_REPS; rep++)); do
             wait_quiet
             for prog in ring "$SCALE_APP"; do
-                if [[ $prog == ring ]]; then args=("$WORK/vaced/ring" 1048576 5); item=ring.1MiB.5laps
-                else args=("$WORK/vaced/$prog" "$SCALE_CLASS"); item=$prog.$SCALE_CLASS; fi
+                if [[ $prog == ring ]]; then args=("$WORK/run/ring" 1048576 5); item=ring.1MiB.5laps
+                else args=("$WORK/run/$prog" "$SCALE_CLASS"); item=$prog.$SCALE_CLASS; fi
                 scale_run netns-1host vaced "$rep" "$item" "$VACED/bin/mpiexec" -n "$SCALE_N" "${args[@]}"
                 scale_run "netns-${NETNS_N}hosts" vaced "$rep" "$item" \
                     ip netns exec "${NETNS_HOSTS[0]}" "$VACED/bin/mpiexec" "${NET[@]}" -n "$SCALE_N" "${args[@]}"

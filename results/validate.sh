@@ -239,14 +239,10 @@ done
 [[ $(nproc) -ge 2 ]] || die "needs at least 2 CPUs (cores 0 and 1)"
 
 # ---------------------------------------------------------------- build ----
-say "building the apps and a ping-pong into $WORK/{vanilla,vaced}"
-for v in vanilla vaced; do
-    make -s -C "$ROOT/tests/apps" PREFIX="$ROOT/install/$v" OUT="$WORK/$v" > "$WORK/build-$v.log" 2>&1 ||
-        die "building the apps with install/$v failed: see $WORK/build-$v.log"
-    if [[ ! $WORK/$v/pingpong -nt $ROOT/tests/mpi/pingpong.c ]]; then
-        "$ROOT/install/$v/bin/mpicc" -O2 -o "$WORK/$v/pingpong" "$ROOT/tests/mpi/pingpong.c"
-    fi
-done
+# shellcheck source=lib/apps.sh
+source "$RES/lib/apps.sh"
+say "building the apps and a ping-pong into $WORK/build (one binary for both builds: results/lib/apps.sh)"
+apps_build "$WORK" "$WORK/build.log" "$ROOT/tests/mpi/pingpong.c"
 
 # the installed libraries: a rebuild (./build.sh) during the run is flagged
 lib_id() { sha1sum "$VANILLA/lib/libmpi.so.12" "$VACED/lib/libmpi.so.12" | cut -c1-12 | tr '\n' ' '; }
@@ -352,10 +348,10 @@ pingpong_series() {
         for s in "$@"; do
             if [[ $kind == local ]]; then
                 it=$(( s >= 262144 ? 200 : 2000 ))
-                run_cmd "$LOGS/pingpong.log" "$VANILLA/bin/mpiexec" -bind-to core -n 2 "$WORK/vanilla/pingpong" "$s" "$it"
+                run_cmd "$LOGS/pingpong.log" "$VANILLA/bin/mpiexec" -bind-to core -n 2 "$WORK/build/pingpong" "$s" "$it"
             else
                 it=$(( s >= 262144 ? 20 : s >= 16384 ? 100 : 500 ))
-                run_cmd "$LOGS/pingpong.log" "${NETNS_PRE[@]}" "$VANILLA/bin/mpiexec" "${MPIEXEC_NET[@]}" -n 2 "$WORK/vanilla/pingpong" "$s" "$it"
+                run_cmd "$LOGS/pingpong.log" "${NETNS_PRE[@]}" "$VANILLA/bin/mpiexec" "${MPIEXEC_NET[@]}" -n 2 "$WORK/build/pingpong" "$s" "$it"
             fi
             [[ $RC == 0 ]] || die "ping-pong ($kind, $s bytes) failed: see $LOGS/pingpong.log"
             line=$(grep -o 'roundtrip_s=[0-9.e+-]*' "$LOGS/pingpong.log") || die "no round trip in $LOGS/pingpong.log"
@@ -463,10 +459,6 @@ one_run() {
     local bin cores target=- load start time pred comp comm ver
     local -a cmd env=()
     case $cfg in
-        real|real-1core|netns-real) bin=$WORK/vanilla/$app ;;
-        *) bin=$WORK/vaced/$app ;;
-    esac
-    case $cfg in
         real)        cores=0-1; cmd=("$VANILLA/bin/mpiexec" -bind-to core -n 2) ;;
         real-1core)  cores=0;   cmd=(taskset -c 0 "$VANILLA/bin/mpiexec" -n 2) ;;
         netns-real)  cores=ns;  cmd=("${NETNS_PRE[@]}" "$VANILLA/bin/mpiexec" "${MPIEXEC_NET[@]}" -n 2) ;;
@@ -477,7 +469,12 @@ one_run() {
         alt-vaced-2core) cores=0-1; target=$ALT_TARGET; cmd=("$VACED/bin/mpiexec" -bind-to core -n 2) ;;
     esac
     rm -f "$json"
-    [[ $target == - ]] || env=(env VACED_TARGET="$target" VACED_JSON="$json" VACED_QUIET=1)
+    bin=$WORK/run/$app
+    if [[ $target == - ]]; then
+        env=(env "$(mpi_lib vanilla)")
+    else
+        env=(env "$(mpi_lib vaced)" VACED_TARGET="$target" VACED_JSON="$json" VACED_QUIET=1)
+    fi
     read -r load _ < /proc/loadavg
     start=$(date -u +%Y-%m-%dT%H:%M:%SZ)
     local try
@@ -558,6 +555,7 @@ for cls in "${CLASS_LIST[@]}"; do
         say "$app class $cls"
         for ((rep = 1; rep <= REPS; rep++)); do
             wait_quiet
+            apps_stage "$WORK"
             OTHERS_MAX=0
             for cfg in "${CONFIG_LIST[@]}"; do
                 one_run "$cfg" "$app" "$cls" "$rep"
@@ -586,6 +584,7 @@ fi
     echo "command=$ORIG_CMD"
     echo "autogroup=$AUTOGROUP"
     echo "estimator=$ESTIMATOR"
+    echo "binaries=one file per app for real and VACED runs, copied afresh every repetition, libmpi by LD_LIBRARY_PATH (results/lib/apps.sh)"
     echo "rt=$([[ $RT == 1 ]] && echo "chrt -r 1, gap $RT_GAP s" || echo no)"
     echo "steal=runs with more than $MAX_STEAL CPUs of steal time rerun, up to $STEAL_RETRIES times; $STEAL_RERUNS reruns"
 } > "$OUT/validation.$RUN_ID.meta"

@@ -189,7 +189,7 @@ def main():
     md.append(f"- runs: {', '.join(run_ids)}; {len(rows)} rows in `validation.csv`, "
               f"up to {max(reps) if reps else 0} repetitions per configuration")
     for k in ("command", "target", "alt_target", "net_target", "netns", "rate", "net_pattern", "rt", "steal", "estimator", "autogroup",
-              "libs_start", "libs_end"):
+              "binaries", "libs_start", "libs_end"):
         if k in meta:
             vals = sorted(set(meta[k]))
             vals = [v for v in vals if v]
