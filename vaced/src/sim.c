@@ -3,6 +3,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "cputime_cache.h"
 #include "state.h"
 #include "trace.h"
 #include "report.h"
@@ -71,7 +72,7 @@ int vaced_sim_start(int rank, int size)
      * possible one only matters to a user who asked for another. */
     char why[256] = "";
     const char *request = getenv("VACED_CPUTIME");
-    vaced_st.cpu_source = vaced_cputime_init(request, why, sizeof why);
+    vaced_st.cpu_source = vaced_cputime_init_cached(request, why, sizeof why, NULL);
     if (why[0] && rank == 0 && request && *request)
         fprintf(stderr, "vaced: CPU time source %s: %s\n",
                 vaced_cputime_source_name(vaced_st.cpu_source), why);
