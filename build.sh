@@ -163,7 +163,7 @@ build_vaced() {
     if [ -f "$obj/lib/libmpi.la" ] && [ "$lib" -nt "$obj/lib/libmpi.la" ]; then
         rm -f "$obj/lib/libmpi.la"
     fi
-    local libadd="\$(external_libs) \$(pmpi_convenience_libs) \$(mpi_convenience_libs) $lib -lpfm -lm"
+    local libadd="\$(external_libs) \$(pmpi_convenience_libs) \$(mpi_convenience_libs) $lib -lm"
     MAKE_VARS=("lib_libmpi_la_LIBADD=$libadd")
     configure_and_install vaced "$BUILD/vaced-src" "$obj" "$prefix" \
         "MPICHLIB_CPPFLAGS=-I$ROOT/vaced/include"

@@ -6,7 +6,7 @@
  *   cc -std=gnu11 -O2 -Wall -Wextra -Werror -Ivaced/src \
  *      vaced/src/cputime.c vaced/src/cputime_perf.c vaced/src/cputime_rseq.c \
  *      bench/cputime_bench.c \
- *      -lpfm -pthread -o /tmp/cputime_bench && /tmp/cputime_bench [reads] [rounds]
+ *      -pthread -o /tmp/cputime_bench && /tmp/cputime_bench [reads] [rounds]
  */
 #define _GNU_SOURCE
 #include <stdio.h>

@@ -5,7 +5,7 @@
  *   cc -std=gnu11 -O2 -Wall -Wextra -Werror -Ivaced/src -Itests/unit \
  *      vaced/src/cputime.c vaced/src/cputime_perf.c vaced/src/cputime_rseq.c \
  *      tests/unit/test_cputime.c \
- *      -lpfm -pthread -o /tmp/test_cputime && /tmp/test_cputime
+ *      -pthread -o /tmp/test_cputime && /tmp/test_cputime
  *
  * perf task-clock counts hypervisor steal time and the thread clock does
  * not, so on a VM a perf source may fail init's self-check: then its
