@@ -254,6 +254,30 @@ def test_cpu_sources(ring, loop):
                      preds.get(r), cpus[r])
 
 
+def test_cpu_source_remembered(ring):
+    """The auto choice is probed by the first rank of a boot and remembered
+    (vaced/src/cputime_cache.c): the first job writes the record naming the
+    source its rank-0 line names; in the next job rank 0 reuses it and says
+    so, and the prediction agrees with the first job's."""
+    with tempfile.TemporaryDirectory() as d:
+        rec = os.path.join(d, "record")
+        env = {"VACED_CPUTIME": "auto", "VACED_CPUTIME_CACHE": rec}
+        laps = []
+        for job in (1, 2):
+            rc, out, err = run(8, [ring, "65536", "20"], env_extra=env)
+            if not need(f"ring, auto source, job {job}, runs", rc, out, err):
+                return
+            m = re.search(r"^vaced: prediction .*; cpu time ([a-z-]+)\)", out, re.M)
+            text = open(rec).read() if os.path.exists(rec) else ""
+            check(f"job {job}: the record names the source in use",
+                  m is not None and f" src={m.group(1)} " in text, text + out[-200:])
+            check(f"job {job}: rank 0 says whether the source was remembered",
+                  ("(remembered in " + rec + ")" in err) == (job == 2), err[-300:])
+            laps.append(field(out, "lap_s"))
+        if None not in laps:
+            near("ring lap, remembered source vs probed", laps[1], laps[0])
+
+
 def test_cpuloop(exe):
     rc, out, err = run(2, [exe, "60000000"])
     if not need("cpuloop runs", rc, out, err):
@@ -846,6 +870,7 @@ def main():
         if ring and loop:
             test_host_invariance(ring, loop)
             test_cpu_sources(ring, loop)
+            test_cpu_source_remembered(ring)
         nbc = build("nbcoll", "nbcoll.c")
         if nbc:
             test_nonblocking_collectives(nbc)
