@@ -278,6 +278,27 @@ def test_cpu_source_remembered(ring):
             near("ring lap, remembered source vs probed", laps[1], laps[0])
 
 
+def test_descriptors(fdc):
+    """Hydra's proxy keeps each rank's output pipes close-on-exec (patch
+    0026), so a rank's descriptors do not grow with the ranks started
+    before it.  The control: vanilla MPICH's launcher, the same program,
+    where the last rank holds about two more per earlier rank."""
+    p = 48
+    rc, out, err = run(p, [fdc], target="paper-1024")
+    m = re.search(r"^fdcount ranks=\d+ min=(\d+) max=(\d+)", out, re.M)
+    if need(f"fdcount with {p} ranks runs", rc, out, err):
+        lo, hi = (int(m.group(1)), int(m.group(2))) if m else (0, 1 << 30)
+        check(f"{p} ranks: every rank holds about as many descriptors (min {lo}, max {hi})",
+              hi - lo < 16, out[-300:])
+    vanilla = os.path.join(ROOT, "install", "vanilla")
+    env = dict(os.environ, LD_LIBRARY_PATH=os.path.join(vanilla, "lib"))
+    r = subprocess.run([os.path.join(vanilla, "bin", "mpiexec"), "-n", str(p), fdc],
+                       capture_output=True, text=True, env=env, timeout=300)
+    m = re.search(r"^fdcount ranks=\d+ min=(\d+) max=(\d+)", r.stdout, re.M)
+    check(f"control: with vanilla's launcher the last of {p} ranks holds over {p} more",
+          m is not None and int(m.group(2)) - int(m.group(1)) > p, r.stdout[-300:] + r.stderr[-300:])
+
+
 def test_cpuloop(exe):
     rc, out, err = run(2, [exe, "60000000"])
     if not need("cpuloop runs", rc, out, err):
@@ -871,6 +892,9 @@ def main():
             test_host_invariance(ring, loop)
             test_cpu_sources(ring, loop)
             test_cpu_source_remembered(ring)
+        fdc = build("fdcount", "fdcount.c")
+        if fdc:
+            test_descriptors(fdc)
         nbc = build("nbcoll", "nbcoll.c")
         if nbc:
             test_nonblocking_collectives(nbc)
