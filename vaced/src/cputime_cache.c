@@ -136,7 +136,12 @@ enum vaced_cpu_source vaced_cputime_init_cached(const char *request, char *why, 
             snprintf(why, whylen, "%s%s(remembered in %s)", reason, reason[0] ? " " : "", path);
     } else {
         s = vaced_cputime_init(request, reason, sizeof reason);
-        write_record(fd, key, s, reason);
+        /* The thread clock is the fallback of a failed check, and a check
+         * can fail once under load (a 2048-rank start-up saw "a sleep did
+         * not clear the rseq guard"): it is not remembered, so it cannot
+         * hold the host to its costliest source for a whole boot. */
+        if (s != VACED_CPU_THREAD)
+            write_record(fd, key, s, reason);
         if (why && whylen)
             snprintf(why, whylen, "%s", reason);
     }

@@ -10,7 +10,9 @@
  * (VACED_CPUTIME_CACHE=PATH for another file, =off to probe every time).
  * It holds the kernel's boot id and perf_event_paranoid, and is ignored
  * when either differs.  Ranks starting together take turns on an flock, so
- * one probes while the others wait for its answer. */
+ * one probes while the others wait for its answer.  Only a source cheaper
+ * than the thread clock is remembered: the thread clock is also what a
+ * check that failed once falls back to. */
 #ifndef VACED_CPUTIME_CACHE_H
 #define VACED_CPUTIME_CACHE_H
 
