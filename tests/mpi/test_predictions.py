@@ -257,22 +257,30 @@ def test_cpu_sources(ring, loop):
 def test_cpu_source_remembered(ring):
     """The auto choice is probed by the first rank of a boot and remembered
     (vaced/src/cputime_cache.c): the first job writes the record naming the
-    source its rank-0 line names; in the next job rank 0 reuses it and says
-    so, and the prediction agrees with the first job's."""
+    source its rank-0 line names (one of its ranks probed); in the next job
+    rank 0 reuses it and says so, and the prediction agrees with the first
+    job's.  A fallback to the thread clock is not remembered: a first job
+    that got it (a check failing once under load) leaves no record and is
+    run again, up to 3 times; this VM offers rseq."""
     with tempfile.TemporaryDirectory() as d:
         rec = os.path.join(d, "record")
         env = {"VACED_CPUTIME": "auto", "VACED_CPUTIME_CACHE": rec}
         laps = []
         for job in (1, 2):
-            rc, out, err = run(8, [ring, "65536", "20"], env_extra=env)
-            if not need(f"ring, auto source, job {job}, runs", rc, out, err):
-                return
-            m = re.search(r"^vaced: prediction .*; cpu time ([a-z-]+)\)", out, re.M)
-            text = open(rec).read() if os.path.exists(rec) else ""
+            for attempt in range(3 if job == 1 else 1):
+                rc, out, err = run(8, [ring, "65536", "20"], env_extra=env)
+                if not need(f"ring, auto source, job {job}, runs", rc, out, err):
+                    return
+                m = re.search(r"^vaced: prediction .*; cpu time ([a-z-]+)\)", out, re.M)
+                text = open(rec).read() if os.path.exists(rec) else ""
+                if job == 2 or not m or m.group(1) != "thread":
+                    break
+                check(f"job 1, try {attempt + 1}: the thread clock is not remembered", text == "", text)
             check(f"job {job}: the record names the source in use",
                   m is not None and f" src={m.group(1)} " in text, text + out[-200:])
-            check(f"job {job}: rank 0 says whether the source was remembered",
-                  ("(remembered in " + rec + ")" in err) == (job == 2), err[-300:])
+            if job == 2:    # in job 1 another rank may have probed before rank 0
+                check("job 2: rank 0 says the source was remembered",
+                      "(remembered in " + rec + ")" in err, err[-300:])
             laps.append(field(out, "lap_s"))
         if None not in laps:
             near("ring lap, remembered source vs probed", laps[1], laps[0])
