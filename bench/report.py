@@ -387,7 +387,15 @@ if b and b["n"]:
         filemax = fnum(meta.get("file_max"))
         line = (f"- **File descriptors.** At MPI_Finalize rank 0 held {fmt(b['fds0'], 0)} descriptors and rank {n - 1} "
                 f"{fmt(b['fdsl'], 0)}, {fmt(fsum, 0)} in all.")
-        if slope:
+        va = sc.get(("scale", "vanilla")) or {}
+        if slope is not None and slope < 0.5:
+            line += (f" They do not grow with the rank: Hydra's proxy keeps its pipes to the ranks' stdout and "
+                     f"stderr close-on-exec (mpich-patches/0026). Vanilla MPICH's rank {n - 1} held "
+                     f"{fmt(va.get('fdsl'), 0)}, {fmt(va.get('fds_sum'), 0)} in all: there every rank inherits the "
+                     f"pipes of the ranks started before it, about P^2 descriptors a job, and fs.file-max "
+                     f"({meta.get('file_max', '?')} here) stops one host near 1550 ranks. The proxy itself holds "
+                     f"about 3 a rank, so `ulimit -n` must exceed 3P (the script raises it to 4P+1024).")
+        elif slope:
             line += (f" They grow by {slope:.2f} a rank: Hydra's proxy starts the ranks one after another and "
                      f"every rank inherits the proxy's open pipes to the stdout/stderr of the ranks started "
                      f"before it (not close-on-exec), so rank r holds about 2r descriptors besides its own "
