@@ -325,8 +325,9 @@ for label in ("startup", "scale"):
                               ("fds_max", "max descriptors of a rank at MPI_Finalize", ""),
                               ("fds_sum", "descriptors of all ranks at MPI_Finalize", "")):
         fig(label, b["item"], b["n"], metric, unit, "vanilla", a[key] if a else None, "vaced", b[key])
+        nd = 0 if key.startswith("fds") else 3     # counts
         scale_body.append([f"{label}: {b['item']}", metric + (f" ({unit})" if unit else ""),
-                           fmt(a[key] if a else None), fmt(b[key]),
+                           fmt(a[key] if a else None, nd), fmt(b[key], nd),
                            fmt(b[key] / a[key]) if a and a[key] and b[key] is not None else "-"])
     if b.get("pred") is not None:
         figures.append(dict(part=label, item=b["item"], ranks=b["n"], metric="prediction (rank 0's line)", unit="s",
