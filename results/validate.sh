@@ -362,6 +362,36 @@ pingpong_series() {
 SIZES=(0 64 1024 4096 16384 65536 98304 262144 1048576 4194304)
 
 CALIBRATE=$ROOT/vaced/tools/vaced-calibrate
+# wait_quiet: until the machine's busy CPUs (all processes; we run nothing
+# meanwhile) fall below QUIET_BELOW, at most MAX_WAIT seconds.  It samples
+# (2 s idle) only when other processes kept QUIET_BELOW CPUs or more busy
+# during one of the previous repetition's runs (OTHERS_MAX), or before the
+# first: idle gaps between runs make this VM's next runs slower and more
+# variable (measured: EP S 0.14-0.21 s after 4 s of sleep, 0.13-0.15 s
+# back to back).  The localhost calibration waits too, as the runs do:
+# other jobs' load must not enter the description either.
+WAITED=0
+OTHERS_MAX=9
+wait_quiet() {
+    [[ $QUIET_BELOW != 0 ]] || return 0
+    awk -v o="$OTHERS_MAX" -v q="$QUIET_BELOW" 'BEGIN { exit !(o >= q) }' || return 0
+    local t0=$SECONDS b0 b1 busy
+    while :; do
+        b0=$(read_stat); sleep 2; b1=$(read_stat)
+        busy=$(awk -v s0="$b0" -v s1="$b1" -v hz="$(getconf CLK_TCK)" 'BEGIN { split(s0, x); split(s1, y); printf "%.2f", (y[1] - x[1]) / hz / 2 }')
+        if awk -v b="$busy" -v q="$QUIET_BELOW" 'BEGIN { exit !(b < q) }'; then
+            break
+        fi
+        if ((SECONDS - t0 >= MAX_WAIT)); then
+            say "the machine stayed busy ($busy CPUs) for $MAX_WAIT s: going on"
+            break
+        fi
+        ((SECONDS - t0 >= 60 && (SECONDS - t0) % 60 < 7)) && say "waiting for a quieter machine ($busy CPUs busy)"
+        sleep 5
+    done
+    WAITED=$((WAITED + SECONDS - t0))
+}
+
 BMEM_BPS=
 # calibrate_here: prints the path of the localhost description, written if
 # at the start of the run (with --reuse-targets only when missing) by
@@ -370,6 +400,7 @@ BMEM_BPS=
 calibrate_here() {
     local f=$RES/targets/here-2.topo m=$RES/targets/here-2.pingpong.txt
     if [[ $RECAL == 1 || ! -s $f ]]; then
+        wait_quiet
         say "calibrating the localhost target (vanilla ping-pong on this host)"
         if [[ -x $CALIBRATE ]]; then
             "${RT_PRE[@]}" python3 "$CALIBRATE" --name here-2 --output "$f" --force --mpiexec-args "-bind-to core" \
@@ -520,34 +551,6 @@ wait_no_steal() {
     STEAL_WAITED=$((STEAL_WAITED + SECONDS - t0))
 }
 
-# wait_quiet: until the machine's busy CPUs (all processes; we run nothing
-# meanwhile) fall below QUIET_BELOW, at most MAX_WAIT seconds.  It samples
-# (2 s idle) only when other processes kept QUIET_BELOW CPUs or more busy
-# during one of the previous repetition's runs (OTHERS_MAX), or before the
-# first: idle gaps between runs make this VM's next runs slower and more
-# variable (measured: EP S 0.14-0.21 s after 4 s of sleep, 0.13-0.15 s
-# back to back).
-WAITED=0
-OTHERS_MAX=9
-wait_quiet() {
-    [[ $QUIET_BELOW != 0 ]] || return 0
-    awk -v o="$OTHERS_MAX" -v q="$QUIET_BELOW" 'BEGIN { exit !(o >= q) }' || return 0
-    local t0=$SECONDS b0 b1 busy
-    while :; do
-        b0=$(read_stat); sleep 2; b1=$(read_stat)
-        busy=$(awk -v s0="$b0" -v s1="$b1" -v hz="$(getconf CLK_TCK)" 'BEGIN { split(s0, x); split(s1, y); printf "%.2f", (y[1] - x[1]) / hz / 2 }')
-        if awk -v b="$busy" -v q="$QUIET_BELOW" 'BEGIN { exit !(b < q) }'; then
-            break
-        fi
-        if ((SECONDS - t0 >= MAX_WAIT)); then
-            say "the machine stayed busy ($busy CPUs) for $MAX_WAIT s: going on"
-            break
-        fi
-        ((SECONDS - t0 >= 60 && (SECONDS - t0) % 60 < 7)) && say "waiting for a quieter machine ($busy CPUs busy)"
-        sleep 5
-    done
-    WAITED=$((WAITED + SECONDS - t0))
-}
 
 t_all=$SECONDS
 for cls in "${CLASS_LIST[@]}"; do
