@@ -110,9 +110,9 @@ static void write_record(int fd, const char *key, enum vaced_cpu_source s, const
     int n = snprintf(buf, sizeof buf, "%s src=%s why=%s\n", key, vaced_cputime_source_name(s),
                      why ? why : "");
 
-    if (n <= 0 || (size_t)n >= sizeof buf || ftruncate(fd, 0) || pwrite(fd, buf, (size_t)n, 0) != n)
-        if (ftruncate(fd, 0)) { /* no half record: the next rank probes */
-        }
+    if (n > 0 && (size_t)n < sizeof buf && ftruncate(fd, 0) == 0 && pwrite(fd, buf, (size_t)n, 0) == n)
+        return;
+    (void)!ftruncate(fd, 0); /* no half record: the next rank probes */
 }
 
 enum vaced_cpu_source vaced_cputime_init_cached(const char *request, char *why, size_t whylen,
