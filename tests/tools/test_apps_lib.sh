@@ -14,14 +14,8 @@
 set -euo pipefail
 
 ROOT=$(cd "${1:-$(dirname "${BASH_SOURCE[0]}")/../..}" && pwd)
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-passed=0
-failed=0
-
-ok() { echo "ok   $1"; passed=$((passed + 1)); }
-fail() { echo "FAIL $1"; failed=$((failed + 1)); }
-check() { if eval "$2"; then ok "$1"; else fail "$1"; fi; }
+# shellcheck source=check.sh
+source "$ROOT/tests/tools/check.sh"
 
 # shellcheck source=../../results/lib/apps.sh
 source "$ROOT/results/lib/apps.sh"
@@ -73,5 +67,4 @@ else
         '[[ $out == *"different MPI headers"* && ! -e $TMP/w2/build ]]'
 fi
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

@@ -27,13 +27,8 @@ ROOT=$(cd "${1:-$(dirname "${BASH_SOURCE[0]}")/../..}" && pwd)
 CAL=$ROOT/vaced/tools/vaced-calibrate
 BIN=$ROOT/build/tests/tools
 SIZES=0,8,65536,262144,1048576,4194304
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
-passed=0
-failed=0
-
-ok() { echo "ok   $1"; passed=$((passed + 1)); }
-fail() { echo "FAIL $1"; failed=$((failed + 1)); }
+# shellcheck source=check.sh
+source "$ROOT/tests/tools/check.sh"
 
 mkdir -p "$BIN"
 for src in tests/mpi/pingpong.c tests/mpi/exchange.c vaced/tools/vaced-calib-bench.c; do
@@ -157,5 +152,4 @@ else
     fail "--cold-mib 5000 is refused with a reason"
 fi
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish

@@ -9,14 +9,9 @@ set -euo pipefail
 ROOT=$(cd "${1:-$(dirname "${BASH_SOURCE[0]}")/../..}" && pwd)
 VACED=$ROOT/vaced/tools/vaced
 BIN=$ROOT/build/tests/tools          # programs built here
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
+# shellcheck source=check.sh
+source "$ROOT/tests/tools/check.sh"
 cd "$TMP"
-passed=0
-failed=0
-
-ok() { echo "ok   $1"; passed=$((passed + 1)); }
-fail() { echo "FAIL $1"; failed=$((failed + 1)); }
 
 # expect NAME STATUS REGEX CMD...: CMD exits with STATUS and its stdout +
 # stderr match the extended REGEX.  The output is kept in $out.
@@ -36,7 +31,8 @@ expect() {
     return 0
 }
 
-# check NAME CONDITION-COMMAND...: a plain assertion.
+# check NAME CONDITION-COMMAND...: a plain assertion (here a command, in
+# place of check.sh's eval'd expression).
 check() {
     local name=$1
     shift
@@ -193,5 +189,4 @@ check "... and the summary is still printed" grep -qE '^prediction +[0-9.]+ s$' 
 expect "a program failing before MPI: its status, no summary" 4 'rank 0 reported no prediction' \
     "$VACED" run -n 2 --target paper-16 -- sh -c 'exit 4'
 
-echo "$passed passed, $failed failed"
-[ "$failed" -eq 0 ]
+finish
