@@ -50,6 +50,8 @@ for opt in -n --target --host-cores --hostfile --json --trace --vanilla-time --v
     check "run --help explains $opt" grep -qE -- "^  $opt( |,|$)" <<<"$out"
 done
 expect "vaced check-target --help" 0 'usage: vaced check-target T' "$VACED" check-target --help
+expect "vaced calibrate --help is vaced-calibrate's" 0 '^usage: vaced-calibrate' "$VACED" calibrate --help
+expect "vaced calibrate passes a bad option to vaced-calibrate" 2 'unrecognized arguments: --frob' "$VACED" calibrate --frob
 
 # --- usage errors (status 2), nothing launched ----------------------------
 printf '#!/bin/sh\ntouch %s/launched\n' "$TMP" >marker.sh
