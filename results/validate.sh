@@ -133,7 +133,8 @@ Options:
   --estimator E         min or median: the statistic of the repetitions that RE
                         compares (default min; both are reported, see
                         results/validation-notes.md)
-  --out DIR             where the CSV, report and plots go (default results/)
+  --out DIR             where the CSV, report, plots and the calibrated
+                        descriptions (DIR/targets) go (default results/)
   -h, --help            this text
 
 Writes DIR/validation.csv (one row per app, class, configuration and
@@ -214,6 +215,9 @@ has_config() { [[ ,$CONFIGS, == *,$1,* ]]; }
 
 mkdir -p "$OUT"
 CSV=$OUT/validation.csv
+# the descriptions calibrated for this run go with its results
+TGT=$OUT/targets
+mkdir -p "$TGT"
 WORK=$ROOT/build/validate
 LOGS=$WORK/logs
 mkdir -p "$LOGS"
@@ -398,13 +402,13 @@ BMEM_BPS=
 # vaced/tools/vaced-calibrate when it exists, else by results/lib/fit.py
 # from our own ping-pong
 calibrate_here() {
-    local f=$RES/targets/here-2.topo m=$RES/targets/here-2.pingpong.txt
+    local f=$TGT/here-2.topo m=$TGT/here-2.pingpong.txt
     if [[ $RECAL == 1 || ! -s $f ]]; then
         wait_quiet
         say "calibrating the localhost target (vanilla ping-pong on this host)"
         if [[ -x $CALIBRATE ]]; then
             "${RT_PRE[@]}" python3 "$CALIBRATE" --name here-2 --output "$f" --force --mpiexec-args "-bind-to core" \
-                --json "$RES/targets/here-2.calibrate.json" > "$WORK/calibrate-here.log" 2>&1 ||
+                --json "$TGT/here-2.calibrate.json" > "$WORK/calibrate-here.log" 2>&1 ||
                 die "vaced-calibrate failed: see $WORK/calibrate-here.log"
         else
             pingpong_series local "$m" "${SIZES[@]}"
@@ -413,7 +417,7 @@ calibrate_here() {
         fi
         # the same measurements as two 1-core nodes 1 hop apart, without the
         # overheads: a pure-latency model of the same ping-pong
-        "$RES/lib/latency-variant.sh" "$f" here-2-lat > "$RES/targets/here-2-lat.topo" ||
+        "$RES/lib/latency-variant.sh" "$f" here-2-lat > "$TGT/here-2-lat.topo" ||
             die "results/lib/latency-variant.sh failed on $f"
     fi
     echo "$f"
@@ -429,7 +433,7 @@ NET_SIZES=0,8,64,32768,65536,114688,196608,262144,524288,1048576,2097152,4194304
 # calibrate_net: the same for the netns link (with --reuse-targets, once per
 # --rate and --burst)
 calibrate_net() {
-    local f=$RES/targets/netns-2.topo m=$RES/targets/netns-2.pingpong.txt here bmem
+    local f=$TGT/netns-2.topo m=$TGT/netns-2.pingpong.txt here bmem
     if [[ $RECAL == 1 || ! -s $f ]] || ! grep -q "tbf rate $RATE burst $BURST B" "$f"; then
         say "calibrating the netns target (vanilla $NET_PATTERN across the namespaces)"
         if [[ -x $CALIBRATE && $NETNS_KIND == tests/netns/lib.sh* ]]; then
@@ -437,7 +441,7 @@ calibrate_net() {
                 --output "$f.tmp" --force --cores-per-node 1 --hops 1 --pattern "$NET_PATTERN" \
                 --sizes "$NET_SIZES" \
                 --mpiexec-args "-launcher ssh -launcher-exec $RES/lib/pin-launcher -iface $NETNS_IFACE" \
-                --json "$RES/targets/netns-2.calibrate.json" > "$WORK/calibrate-net.log" 2>&1 ||
+                --json "$TGT/netns-2.calibrate.json" > "$WORK/calibrate-net.log" 2>&1 ||
                 die "vaced-calibrate failed: see $WORK/calibrate-net.log"
             { echo "# results/validate.sh: 2 namespaces (tests/netns/lib.sh), every link shaped with"
               echo "# tc tbf rate $RATE burst ${NETNS_BURST} B; one rank per namespace."
@@ -456,7 +460,7 @@ calibrate_net() {
 
 # ------------------------------------------------------------- targets ----
 if [[ $CAL_ONLY == 1 ]]; then
-    say "wrote $(calibrate_here) and $RES/targets/here-2-lat.topo"
+    say "wrote $(calibrate_here) and $TGT/here-2-lat.topo"
     if has_config netns-real || has_config netns-vaced-1core; then
         netns_setup
         say "wrote $(calibrate_net)"
