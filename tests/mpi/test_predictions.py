@@ -182,6 +182,27 @@ def test_eager_threshold(exe):
                           measure, 2 * oneway(PAPER, s, 3))
 
 
+def test_warmup(exe):
+    """net_warmup / bnet_warmup: the first bytes of each connection across
+    nodes move at the slower rate.  pingpong.c's untimed first round trip
+    takes 1 MB of each direction's 3 MB of warm-up; rounds 1 and 2 take the
+    other 2 MB; the rest run warm."""
+    s, iters, volume, slow = 1000000, 10, 3000000, 1e9
+    extra, sent = 0.0, s               # per direction, over the timed rounds
+    for _ in range(iters):
+        extra += min(s, max(0, volume - sent)) * (1 / slow - 1 / PAPER["bnet"])
+        sent += s
+    want = 2 * rndv_oneway(PAPER, s, 3) + 2 * extra / iters
+    with tempfile.TemporaryDirectory() as d:
+        path = topo_with(d, "paper-16", "paper-16-warmup", ["net_warmup = 3 MB", "bnet_warmup = 1 GB/s"])
+        def measure():
+            rc, out, err = run(2, [exe, str(s), str(iters)], path)
+            return field(out, "roundtrip_s") if need("warm-up ping-pong runs", rc, out, err) else None
+        near_measured(f"warm-up: 1 MB round trips while 3 MB of each connection move at 1 GB/s "
+                      f"({(want / (2 * rndv_oneway(PAPER, s, 3)) - 1) * 100:+.0f}% over warm ones)",
+                      measure, want)
+
+
 def topo_with(directory, base, name, extra):
     """topo/BASE.topo with lines added; returns the new file's path."""
     with open(os.path.join(ROOT, "topo", f"{base}.topo")) as f:
@@ -869,6 +890,7 @@ def main():
             # two ranks share a node of paper-1024: 0 hops, memory copies only
             test_pingpong(pp, "ping-pong", PAPER, "paper-1024", 0, [(1048576, 30)])
             test_eager_threshold(pp)
+            test_warmup(pp)
             test_reports(pp)
             test_bad_target(pp)
         ppf = build("pingpong-f90", "pingpong.f90", compiler="mpif90")

@@ -192,8 +192,65 @@ static void test_wire_time(void)
     vaced_target_free(t);
 }
 
+/* net_warmup: the first bytes of each connection across nodes move at
+ * bnet_warmup; the time beyond s/Bnet is what the model adds. */
+static void test_warmup_time(void)
+{
+    const char *base = "name = w\ncores = 4\ncores_per_node = 2\ntopology = hierarchy\n"
+                       "hierarchy =\nhops = 0 1\nbmem = 4 GB/s\nbnet = 1 GB/s\n"
+                       "latency = 1 us\nlatency_per_hop = 1 us\n";
+    char text[512];
+    struct vaced_target *t = NULL;
+    snprintf(text, sizeof text, "%snet_warmup = 8 MB\nbnet_warmup = 0.5 GB/s\n", base);
+    if (load_text(text, 4, &t) != 0) {
+        CHECK_EQ_STR(errbuf, "");
+        return;
+    }
+    CHECK_EQ_I64(vaced_target_net_warmup(t), 8000000);
+    /* 2 MB at 0.5 GB/s: 4 ms instead of 2 ms */
+    CHECK_EQ_I64(vaced_target_warmup_time(t, 1, 2, 0, 2000000), 2000 * US);
+    /* 7 MB already sent: only 1 MB of these 2 MB is slow */
+    CHECK_EQ_I64(vaced_target_warmup_time(t, 1, 2, 7000000, 2000000), 1000 * US);
+    CHECK_EQ_I64(vaced_target_warmup_time(t, 1, 2, 8000000, 2000000), 0);   /* warm */
+    CHECK_EQ_I64(vaced_target_warmup_time(t, 1, 2, 0, 0), 0);               /* a handshake */
+    CHECK_EQ_I64(vaced_target_warmup_time(t, 0, 1, 0, 2000000), 0);         /* same node */
+    CHECK_EQ_I64(vaced_target_warmup_time(t, 0, 4, 0, 2000000), 0);         /* no such rank */
+    /* the whole warm-up costs net_warmup (1/bnet_warmup - 1/bnet), however it is cut */
+    vaced_time_t sum = 0;
+    for (uint64_t sent = 0; sent < 10000000; sent += 300000)
+        sum += vaced_target_warmup_time(t, 3, 0, sent, 300000);
+    CHECK_EQ_I64(sum, 8000 * US);
+    vaced_target_free(t);
+
+    t = NULL;
+    if (load_text(base, 4, &t) == 0) {
+        CHECK_EQ_I64(vaced_target_net_warmup(t), 0);
+        CHECK_EQ_I64(vaced_target_warmup_time(t, 1, 2, 0, 2000000), 0);    /* not set */
+        vaced_target_free(t);
+    } else {
+        CHECK_EQ_STR(errbuf, "");
+    }
+    const char *bad[][2] = {
+        {"net_warmup = 8 MB\n", "'net_warmup' and 'bnet_warmup' go together: 'bnet_warmup' is missing"},
+        {"bnet_warmup = 1 GB/s\n", "'net_warmup' and 'bnet_warmup' go together: 'net_warmup' is missing"},
+        {"net_warmup = 8 MB\nbnet_warmup = 2 GB/s\n", "'bnet_warmup' (2e+09 B/s) is above 'bnet'"},
+        {"net_warmup = 8 MB\nbnet_warmup = 0 GB/s\n", "bnet_warmup"},
+        {"net_warmup = lots\nbnet_warmup = 1 GB/s\n", "net_warmup"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        t = NULL;
+        snprintf(text, sizeof text, "%s%s", base, bad[i][0]);
+        CHECK_EQ_I64(load_text(text, 4, &t), -1);
+        CHECK(strstr(errbuf, bad[i][1]) != NULL);
+        if (!strstr(errbuf, bad[i][1]))
+            fprintf(stderr, "  case %zu: %s\n", i, errbuf);
+        vaced_target_free(t);
+    }
+}
+
 int main(void)
 {
+    test_warmup_time();
     test_cpu_time();
     test_wire_time();
     test_two_levels();

@@ -9,6 +9,17 @@ vaced_time_t vaced_copy_time(uint64_t bytes)
     return vaced_target_copy_time(vaced_st.target, bytes);
 }
 
+/* The slower start of the connection to dest (net_warmup), counting its bytes. */
+static vaced_time_t warmup_time(int dest, uint64_t bytes)
+{
+    if (!vaced_st.sent_to || dest < 0 || dest >= vaced_st.size)
+        return 0;
+    vaced_time_t extra = vaced_target_warmup_time(vaced_st.target, vaced_st.rank, dest,
+                                                  vaced_st.sent_to[dest], bytes);
+    vaced_st.sent_to[dest] += bytes;
+    return extra;
+}
+
 vaced_time_t vaced_send_stamp(int dest, uint64_t bytes, int is_data, vaced_time_t *tr)
 {
     if (!vaced_running)
@@ -27,8 +38,11 @@ vaced_time_t vaced_send_stamp(int dest, uint64_t bytes, int is_data, vaced_time_
     }
     if (tr)
         *tr = ts + copy;
-    vaced_time_t l = vaced_target_transfer_time(vaced_st.target, vaced_st.rank, dest, bytes);
+    vaced_time_t warm = warmup_time(dest, bytes);
+    vaced_time_t l = vaced_target_transfer_time(vaced_st.target, vaced_st.rank, dest, bytes) + warm;
     vaced_time_t wire = vaced_target_wire_time(vaced_st.target, vaced_st.rank, dest, bytes);
+    if (wire > 0)
+        wire += warm;
     /* On the wire once the rank's earlier messages have left (FIFO). */
     vaced_time_t leave = wire > 0 ? vaced_time_max(ts + copy, vaced_st.link_free) : ts + copy;
     if (wire > 0)

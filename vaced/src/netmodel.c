@@ -69,6 +69,20 @@ vaced_time_t vaced_target_wire_time(const struct vaced_target *t, int src, int d
     return bytes_time(bytes, t->bnet);
 }
 
+/* A new TCP connection starts slow (slow start, the receive buffer's
+ * autotuning): of `bytes` sent after `sent` earlier bytes on the
+ * connection from src to dst, those within its first net_warmup bytes move
+ * at bnet_warmup.  Returns the time they take beyond s/Bnet. */
+vaced_time_t vaced_target_warmup_time(const struct vaced_target *t, int src, int dst,
+                                      uint64_t sent, uint64_t bytes)
+{
+    if (t->net_warmup == 0 || sent >= t->net_warmup || bytes == 0 ||
+        vaced_target_hops(t, src, dst) <= 0)
+        return 0;
+    uint64_t slow = t->net_warmup - sent < bytes ? t->net_warmup - sent : bytes;
+    return bytes_time(slow, t->bnet_warmup) - bytes_time(slow, t->bnet);
+}
+
 vaced_time_t vaced_target_min_latency(const struct vaced_target *t)
 {
     return t->min_pos_hops > 0 ? latency(t, t->min_pos_hops) : 0;

@@ -68,6 +68,12 @@ int vaced_sim_start(int rank, int size)
             fprintf(stderr, "vaced: %s\n", err);
         return refuse(rank);
     }
+    if (vaced_target_net_warmup(vaced_st.target) > 0 &&
+        !(vaced_st.sent_to = calloc((size_t)size, sizeof *vaced_st.sent_to))) {
+        fprintf(stderr, "vaced: rank %d: out of memory for %d connections' byte counts (net_warmup)\n",
+                rank, size);
+        return refuse(rank);
+    }
     /* The source is named in the job line; why it is not the cheapest
      * possible one only matters to a user who asked for another. */
     char why[256] = "";
@@ -176,5 +182,7 @@ void vaced_shutdown(void)
     vaced_bounds_free();
     vaced_target_free(vaced_st.target);
     vaced_st.target = NULL;
+    free(vaced_st.sent_to);
+    vaced_st.sent_to = NULL;
     vaced_cputime_fini();
 }

@@ -18,7 +18,8 @@ static const struct vaced_topo_ops *const topologies[] = {
 static const char *const general_keys[] = {
     "name", "cores", "cores_per_node", "topology", "mapping", "bmem", "bnet",
     "latency", "latency_per_hop", "eager_threshold",
-    "latency_same_node", "send_overhead", "recv_overhead", "bcpu", "injection_queue", NULL,
+    "latency_same_node", "send_overhead", "recv_overhead", "bcpu", "injection_queue",
+    "net_warmup", "bnet_warmup", NULL,
 };
 
 static int in_list(const char *const *list, const char *key)
@@ -74,6 +75,29 @@ static int load_cores(struct vaced_target *t, const struct vaced_cfg *c)
     return 0;
 }
 
+/* net_warmup and bnet_warmup come together: a new TCP connection moves its
+ * first bytes slower than the steady Bnet (slow start, buffer autotuning). */
+static int load_warmup(struct vaced_target *t, const struct vaced_cfg *c)
+{
+    const struct vaced_entry *ev = vaced_cfg_get(c, "net_warmup");
+    const struct vaced_entry *eb = vaced_cfg_get(c, "bnet_warmup");
+    t->net_warmup = 0;
+    t->bnet_warmup = 0;
+    if (!ev && !eb)
+        return 0;
+    if (!ev || !eb)
+        return vaced_cfg_error(c, (ev ? ev : eb)->line,
+                               "'net_warmup' and 'bnet_warmup' go together: '%s' is missing",
+                               ev ? "bnet_warmup" : "net_warmup");
+    if (vaced_parse_size(c, ev, &t->net_warmup) || vaced_parse_bandwidth(c, eb, &t->bnet_warmup))
+        return -1;
+    if (t->bnet_warmup > t->bnet)
+        return vaced_cfg_error(c, eb->line,
+                               "'bnet_warmup' (%.6g B/s) is above 'bnet' (%.6g B/s): a connection "
+                               "warming up is not faster than a warm one", t->bnet_warmup, t->bnet);
+    return 0;
+}
+
 static int load_network(struct vaced_target *t, const struct vaced_cfg *c)
 {
     const char *need[] = {"bmem", "bnet", "latency", "latency_per_hop"};
@@ -104,6 +128,8 @@ static int load_network(struct vaced_target *t, const struct vaced_cfg *c)
     t->injection_queue = eq && strcmp(eq->val, "yes") == 0;
     if (eq && !t->injection_queue && strcmp(eq->val, "no") != 0)
         return vaced_cfg_error(c, eq->line, "'injection_queue' is yes or no, not '%.40s'", eq->val);
+    if (load_warmup(t, c))
+        return -1;
     const struct vaced_entry *eg = vaced_cfg_get(c, "eager_threshold");
     t->eager_threshold = VACED_DEFAULT_EAGER_THRESHOLD;
     return eg ? vaced_parse_size(c, eg, &t->eager_threshold) : 0;
@@ -240,6 +266,11 @@ const char *vaced_target_name(const struct vaced_target *t) { return t->name; }
 int vaced_target_cores(const struct vaced_target *t) { return t->cores; }
 int vaced_target_nodes(const struct vaced_target *t) { return t->nnodes; }
 int vaced_target_nranks(const struct vaced_target *t) { return t->nranks; }
+
+uint64_t vaced_target_net_warmup(const struct vaced_target *t)
+{
+    return t->net_warmup;
+}
 
 uint64_t vaced_target_eager_threshold(const struct vaced_target *t)
 {

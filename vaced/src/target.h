@@ -26,6 +26,7 @@ int vaced_target_cores(const struct vaced_target *t);
 int vaced_target_nodes(const struct vaced_target *t);  /* ceil(cores / cores_per_node) */
 int vaced_target_nranks(const struct vaced_target *t); /* the job size given at load */
 uint64_t vaced_target_eager_threshold(const struct vaced_target *t); /* bytes */
+uint64_t vaced_target_net_warmup(const struct vaced_target *t);      /* bytes; 0: none */
 
 /* Node a rank runs on (0-based), -1 when rank is out of range. */
 int vaced_target_node_of(const struct vaced_target *t, int rank);
@@ -65,6 +66,13 @@ vaced_time_t vaced_target_cpu_time(const struct vaced_target *t, int src, int ds
  * and the two are on different nodes; else 0. */
 vaced_time_t vaced_target_wire_time(const struct vaced_target *t, int src, int dst,
                                     uint64_t bytes);
+
+/* The time beyond s/Bnet that `bytes` from src to dst take, sent after
+ * `sent` earlier bytes on that connection, while it warms up (its first
+ * net_warmup bytes move at bnet_warmup); 0 unless the target sets both and
+ * the two are on different nodes. */
+vaced_time_t vaced_target_warmup_time(const struct vaced_target *t, int src, int dst,
+                                      uint64_t sent, uint64_t bytes);
 
 /* Smallest L(0, h) = l0 + h*lh over the hop counts h > 0 that occur between
  * two nodes of the target (not only the job's nodes, so it is a safe lower

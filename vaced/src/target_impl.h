@@ -122,6 +122,8 @@ struct vaced_target {
     double bcpu;            /* bytes per second each end's CPU moves same-node
                              * rendezvous data at; 0: not modelled */
     int injection_queue;    /* a rank's network messages take turns on its link */
+    uint64_t net_warmup;    /* the first bytes of each connection across nodes ... */
+    double bnet_warmup;     /* ... move at this rate (TCP's slow start); 0: not modelled */
     vaced_time_t l0, lh;    /* latency, latency_per_hop in ps */
     vaced_time_t l_node;    /* latency_same_node: added to L(s, 0) between two ranks */
     vaced_time_t o_send;    /* send_overhead: sender CPU per protocol message */

@@ -140,6 +140,9 @@ int main(int argc, char **argv)
         printf("link             a rank's messages to other nodes take turns (injection_queue)\n");
     if (t->bcpu > 0)
         printf("same-node CPU    %.6g GB/s per end for rendezvous data (bcpu)\n", t->bcpu / 1e9);
+    if (t->net_warmup > 0)
+        printf("warm-up          the first %.6g MB of each connection across nodes at %.6g MB/s "
+               "(net_warmup, bnet_warmup)\n", t->net_warmup / 1e6, t->bnet_warmup / 1e6);
     printf("eager threshold  %llu B\n", (unsigned long long) t->eager_threshold);
     printf("valid            yes\n");
     vaced_target_free(t);
