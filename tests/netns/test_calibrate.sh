@@ -232,6 +232,22 @@ v(d["lh_s"] == 0 and abs(d["l0_s"] - d["latency_s"]) < 1e-15 and "latency_per_ho
 line = [l for l in d["topo"].splitlines() if l.startswith("latency_per_hop")][0]
 v("# lh NOT FITTED" in d["topo"] and "NOT FITTED" in line,
   f"the file says lh was not fitted, in its header and on the line '{line}'")
+w = d.get("warmup")
+v(w is not None and w["runs"] == 5 and len(w["per_exchange_mean_s"]) == w["count"] == 24,
+  "a new connection's warm-up measured: 5 fresh jobs of 24 exchanges each")
+if w:
+    lines = [l for l in d["topo"].splitlines() if l.startswith(("net_warmup", "bnet_warmup"))]
+    if w["net_warmup"]:
+        v(w["first_mean_s"] > 1.03 * w["steady_mean_s"] and w["bnet_warmup_Bps"] < bnet
+          and w["net_warmup"] == 8 * w["size"] and len(lines) == 2,
+          f"warm-up written: the first 8 exchanges {w['first_mean_s'] * 1e3:.2f} ms against "
+          f"{w['steady_mean_s'] * 1e3:.2f} ms later, so {w['net_warmup']} B at "
+          f"{w['bnet_warmup_Bps'] / 1e6:.2f} MB/s (Bnet {bnet / 1e6:.2f})")
+        print(f"warmup {w['first_mean_s'] - w['steady_mean_s']!r}")
+    else:
+        v(w["first_mean_s"] <= 1.03 * w["steady_mean_s"] and not lines,
+          f"no warm-up written: the first 8 exchanges {w['first_mean_s'] * 1e3:.2f} ms, "
+          f"later ones {w['steady_mean_s'] * 1e3:.2f} ms")
 for p in fit["per_size"]:
     if p["size"] in (0, 1048576):
         print(f"measured {p['size']} {p['measured_s']!r}")
@@ -252,6 +268,32 @@ PY
         predict "$TMP/netns-500mbit.topo" "$s" \
             "$(awk -v s="$s" '$1 == "measured" && $2 == s {print $3}' <<<"$v")" "ping-pong $s B one way"
     done
+
+    # the warm-up as written: VACED's first 8 exchanges of a new connection
+    # exceed its later ones by what the calibration measured
+    local excess
+    excess=$(awk '$1 == "warmup" {print $2}' <<<"$v")
+    if [ -n "$excess" ]; then
+        local line
+        line=$(VACED_TARGET=$TMP/netns-500mbit.topo VACED_QUIET=all "$ROOT/install/vaced/bin/mpiexec" -n 2 \
+               "$BIN/vaced-calib-bench" warmup 1048576 24 2>&1 | grep '^warmup ') || true
+        local msg st=0
+        msg=$(python3 - "${line#*times_s=}" "$excess" <<'PY'
+import sys
+try:
+    t = [float(x) for x in sys.argv[1].split(",")]
+except ValueError:
+    print("no times from VACED's run")
+    sys.exit(1)
+want = float(sys.argv[2])
+got = sum(t[:8]) / 8 - sum(t[12:]) / 12
+print(f"a new connection's first 8 exchanges of 1 MiB take {got * 1e3:.3f} ms longer than "
+      f"later ones, measured {want * 1e3:.3f} ms (within 2%)")
+sys.exit(len(t) != 24 or abs(got / want - 1) > 0.02)
+PY
+) || st=$?
+        if [ "$st" -eq 0 ]; then ok "VACED on the calibrated target: $msg"; else fail "VACED on the calibrated target: $msg"; fi
+    fi
 
     # a window of messages takes turns on the link (injection_queue): VACED's
     # stream on the written target moves at the measured streaming bandwidth

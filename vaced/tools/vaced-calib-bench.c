@@ -4,6 +4,7 @@
  *
  *   mpiexec -n P vaced-calib-bench [-t SECONDS] [-b BATCHES] [-g GAP_US] [-c MIB] pingpong|exchange|stream SIZE...
  *   mpiexec -n 2 vaced-calib-bench [-t SECONDS] [-b BATCHES] pipeline COMPUTE_US...
+ *   mpiexec -n 2 vaced-calib-bench warmup SIZE COUNT
  *
  * Rank 0 measures against each peer rank p = 1 .. P-1 in turn (with
  * P = 2: rank 1 only). vaced-calibrate places the peers on hosts at
@@ -48,6 +49,12 @@
  *   with min, p10, median and mean over the batches of each batch's time
  *   per step less the compute, and of its mean CPU time per send and per
  *   receive.
+ *
+ * warmup: how a new connection warms up (TCP's slow start, the socket
+ *   buffers' autotuning).  Run it in a fresh job: rank 0 and rank 1 connect
+ *   (4 round trips of 0 bytes), then make COUNT exchanges of SIZE bytes
+ *   (MPI_Sendrecv), each timed on its own.  One line:
+ *   warmup size=S peer=1 count=N times_s=T1,T2,...,TN
  *
  * A "unit" is one size with one peer. First, for each unit: two warm-up
  * repetitions, then the repetition count of a batch is chosen so that a
@@ -96,10 +103,11 @@ static void usage(const char *prog)
         fprintf(stderr, "usage: %s [-t SECONDS] [-b BATCHES] [-c MIB] pingpong|exchange|stream SIZE...\n"
                 "       %s [-t SECONDS] [-b BATCHES] [-c MIB] -g GAP_US exchange SIZE...\n"
                 "       %s [-t SECONDS] [-b BATCHES] pipeline COMPUTE_US...\n"
+                "       %s warmup SIZE COUNT\n"
                 "  (2 or more ranks: rank 0 against each other rank; SIZE in bytes;\n"
                 "  GAP_US: computation before each exchange, 0-1000000; MIB: cold data, rotated\n"
                 "  through pools of MIB MiB, 0-4096; pipeline: exactly 2 ranks)\n",
-                prog, prog, prog);
+                prog, prog, prog, prog);
     MPI_Abort(MPI_COMM_WORLD, 2);
 }
 
@@ -322,6 +330,33 @@ static int pipeline_main(int n, char **us, double batch_s, int batches, long byt
     return 0;
 }
 
+/* warmup SIZE COUNT: the exchanges of a new connection, each timed */
+static int warmup_main(int argc, char **argv, const char *prog)
+{
+    char *end;
+    long size = argc == 2 ? strtol(argv[0], &end, 10) : -1;
+    long count = size >= 0 && !*end ? strtol(argv[1], &end, 10) : -1;
+    if (size < 0 || size > (1L << 30) || *end || count < 1 || count > 10000)
+        usage(prog);
+    char *buf = malloc(size > 0 ? size : 1), *rbuf = malloc(size > 0 ? size : 1);
+    double *rec = malloc(sizeof(double) * count);
+    memset(buf, 1, size > 0 ? size : 1);
+    memset(rbuf, 2, size > 0 ? size : 1);
+    roundtrips(buf, 0, 4, NULL, 1);     /* the connection */
+    exchanges(buf, rbuf, (int) size, count, rec, 1);
+    if (rank == 0) {
+        printf("warmup size=%ld peer=1 count=%ld times_s=", size, count);
+        for (long i = 0; i < count; i++)
+            printf("%s%.6e", i ? "," : "", rec[i]);
+        printf("\n");
+    }
+    free(rec);
+    free(rbuf);
+    free(buf);
+    MPI_Finalize();
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -347,6 +382,8 @@ int main(int argc, char **argv)
     if (nranks < 2 || a + 1 >= argc || batch_s <= 0 || batches < 1 || batches > MAXBATCH ||
         gap_s < 0 || gap_s > 1 || cold_bytes < 0 || cold_bytes > (4096L << 20))
         usage(argv[0]);
+    if (!strcmp(argv[a], "warmup"))
+        return warmup_main(argc - a - 1, argv + a + 1, argv[0]);
     int stream = !strcmp(argv[a], "stream"), pipe = !strcmp(argv[a], "pipeline");
     int exch = !strcmp(argv[a], "exchange");
     if ((!stream && !pipe && !exch && strcmp(argv[a], "pingpong")) || (pipe && nranks != 2) ||
