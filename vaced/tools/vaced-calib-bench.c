@@ -4,7 +4,7 @@
  *
  *   mpiexec -n P vaced-calib-bench [-t SECONDS] [-b BATCHES] [-g GAP_US] [-c MIB] pingpong|exchange|stream SIZE...
  *   mpiexec -n 2 vaced-calib-bench [-t SECONDS] [-b BATCHES] pipeline COMPUTE_US...
- *   mpiexec -n 2 vaced-calib-bench warmup SIZE COUNT
+ *   mpiexec -n 2 vaced-calib-bench [-g GAP_US] warmup SIZE COUNT
  *
  * Rank 0 measures against each peer rank p = 1 .. P-1 in turn (with
  * P = 2: rank 1 only). vaced-calibrate places the peers on hosts at
@@ -103,7 +103,7 @@ static void usage(const char *prog)
         fprintf(stderr, "usage: %s [-t SECONDS] [-b BATCHES] [-c MIB] pingpong|exchange|stream SIZE...\n"
                 "       %s [-t SECONDS] [-b BATCHES] [-c MIB] -g GAP_US exchange SIZE...\n"
                 "       %s [-t SECONDS] [-b BATCHES] pipeline COMPUTE_US...\n"
-                "       %s warmup SIZE COUNT\n"
+                "       %s [-g GAP_US] warmup SIZE COUNT\n"
                 "  (2 or more ranks: rank 0 against each other rank; SIZE in bytes;\n"
                 "  GAP_US: computation before each exchange, 0-1000000; MIB: cold data, rotated\n"
                 "  through pools of MIB MiB, 0-4096; pipeline: exactly 2 ranks)\n",
