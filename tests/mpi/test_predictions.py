@@ -16,6 +16,7 @@ Usage: test_predictions.py ROOT     (prints one line per check and ends
 with 'N passed, M failed'; exit status 1 when a check failed)
 """
 import json
+import math
 import os
 import re
 import shutil
@@ -81,10 +82,26 @@ def latency(net, h):
     return net["l0"] + h * net["lh"]
 
 
+def bnet_factor(net, s):
+    """bnet_factors: (size, factor) points, linear in log2 size between
+    them, constant beyond; 1 without them."""
+    pts = net.get("factors")
+    if not pts:
+        return 1.0
+    if s <= pts[0][0]:
+        return pts[0][1]
+    for (s0, f0), (s1, f1) in zip(pts, pts[1:]):
+        if s <= s1:
+            return f0 + (math.log2(s) - math.log2(s0)) / (math.log2(s1) - math.log2(s0)) * (f1 - f0)
+    return pts[-1][1]
+
+
 def transfer(net, s, h):
     """L(s, h); between two ranks of one node plus the optional same-node
     latency (latency_same_node, 0 in the paper's model)."""
-    return s / net["bnet"] + latency(net, h) if h > 0 else s / net["bmem"] + net.get("lnode", 0)
+    if h > 0:
+        return s / (net["bnet"] * bnet_factor(net, s)) + latency(net, h)
+    return s / net["bmem"] + net.get("lnode", 0)
 
 
 def overheads(net):
@@ -183,24 +200,40 @@ def test_eager_threshold(exe):
 
 
 def test_warmup(exe):
-    """net_warmup / bnet_warmup: the first bytes of each connection across
-    nodes move at the slower rate.  pingpong.c's untimed first round trip
-    takes 1 MB of each direction's 3 MB of warm-up; rounds 1 and 2 take the
-    other 2 MB; the rest run warm."""
-    s, iters, volume, slow = 1000000, 10, 3000000, 1e9
-    extra, sent = 0.0, s               # per direction, over the timed rounds
-    for _ in range(iters):
-        extra += min(s, max(0, volume - sent)) * (1 / slow - 1 / PAPER["bnet"])
-        sent += s
-    want = 2 * rndv_oneway(PAPER, s, 3) + 2 * extra / iters
+    """net_warmup_messages / bnet_warmup: the first messages of each
+    connection across nodes move at the slower rate.  pingpong.c's untimed
+    first round trip is each direction's first of 3 warm-up messages;
+    rounds 1 and 2 send the other two; the rest run warm.  With
+    net_warmup_min above the message size, none of them is slowed."""
+    s, iters, count, slow = 1000000, 10, 3, 1e9
+    warm = 2 * rndv_oneway(PAPER, s, 3)
+    want = warm + 2 * (count - 1) * s * (1 / slow - 1 / PAPER["bnet"]) / iters
+    keys = [f"net_warmup_messages = {count}", "bnet_warmup = 1 GB/s"]
     with tempfile.TemporaryDirectory() as d:
-        path = topo_with(d, "paper-16", "paper-16-warmup", ["net_warmup = 3 MB", "bnet_warmup = 1 GB/s"])
-        def measure():
-            rc, out, err = run(2, [exe, str(s), str(iters)], path)
-            return field(out, "roundtrip_s") if need("warm-up ping-pong runs", rc, out, err) else None
-        near_measured(f"warm-up: 1 MB round trips while 3 MB of each connection move at 1 GB/s "
-                      f"({(want / (2 * rndv_oneway(PAPER, s, 3)) - 1) * 100:+.0f}% over warm ones)",
-                      measure, want)
+        for name, extra, expect, what in [
+                ("paper-16-warmup", [], want,
+                 f"1 MB round trips while each connection's first 3 messages move at 1 GB/s "
+                 f"({(want / warm - 1) * 100:+.0f}% over warm ones)"),
+                ("paper-16-warmup-min", ["net_warmup_min = 1000001 B"], warm,
+                 "1 MB round trips, warm-up for messages of 1000001 B or more only (as warm ones)")]:
+            path = topo_with(d, "paper-16", name, keys + extra)
+            def measure():
+                rc, out, err = run(2, [exe, str(s), str(iters)], path)
+                return field(out, "roundtrip_s") if need("warm-up ping-pong runs", rc, out, err) else None
+            near_measured("warm-up: " + what, measure, expect)
+
+
+def test_size_factors(exe):
+    """bnet_factors: a message across nodes moves at Bnet times the factor
+    for its size (interpolated in log size), eager and rendezvous alike; on
+    one node they do not apply."""
+    net = dict(PAPER, factors=[(32768, 2.0), (1048576, 0.5)])
+    with tempfile.TemporaryDirectory() as d:
+        path = topo_with(d, "paper-16", "paper-16-factors", ["bnet_factors = 32768:2 1048576:0.5"])
+        test_pingpong(exe, "ping-pong with bnet_factors", net, path, 3,
+                      [(8192, 200), (32768, 200), (185364, 100), (1048576, 30), (4194304, 10)])
+        path = topo_with(d, "paper-1024", "paper-1024-factors", ["bnet_factors = 32768:2 1048576:0.5"])
+        test_pingpong(exe, "ping-pong on one node with bnet_factors", PAPER, path, 0, [(1048576, 30)])
 
 
 def topo_with(directory, base, name, extra):
@@ -891,6 +924,7 @@ def main():
             test_pingpong(pp, "ping-pong", PAPER, "paper-1024", 0, [(1048576, 30)])
             test_eager_threshold(pp)
             test_warmup(pp)
+            test_size_factors(pp)
             test_reports(pp)
             test_bad_target(pp)
         ppf = build("pingpong-f90", "pingpong.f90", compiler="mpif90")

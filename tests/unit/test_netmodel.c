@@ -8,6 +8,7 @@
  */
 #define _POSIX_C_SOURCE 200809L /* mkstemp */
 
+#include <math.h>
 #include <stdint.h>
 #include <stdio.h>
 #include <string.h>
@@ -201,41 +202,109 @@ static void test_warmup_time(void)
                        "latency = 1 us\nlatency_per_hop = 1 us\n";
     char text[512];
     struct vaced_target *t = NULL;
-    snprintf(text, sizeof text, "%snet_warmup = 8 MB\nbnet_warmup = 0.5 GB/s\n", base);
+    snprintf(text, sizeof text, "%snet_warmup_messages = 3\nbnet_warmup = 0.5 GB/s\n", base);
     if (load_text(text, 4, &t) != 0) {
         CHECK_EQ_STR(errbuf, "");
         return;
     }
-    CHECK_EQ_I64(vaced_target_net_warmup(t), 8000000);
-    /* 2 MB at 0.5 GB/s: 4 ms instead of 2 ms */
+    CHECK_EQ_I64(vaced_target_net_warmup(t), 3);
+    /* 2 MB at 0.5 GB/s: 4 ms instead of 2 ms, for the first 3 messages */
     CHECK_EQ_I64(vaced_target_warmup_time(t, 1, 2, 0, 2000000), 2000 * US);
-    /* 7 MB already sent: only 1 MB of these 2 MB is slow */
-    CHECK_EQ_I64(vaced_target_warmup_time(t, 1, 2, 7000000, 2000000), 1000 * US);
-    CHECK_EQ_I64(vaced_target_warmup_time(t, 1, 2, 8000000, 2000000), 0);   /* warm */
+    CHECK_EQ_I64(vaced_target_warmup_time(t, 1, 2, 2, 2000000), 2000 * US);
+    CHECK_EQ_I64(vaced_target_warmup_time(t, 1, 2, 3, 2000000), 0);         /* warm */
+    CHECK_EQ_I64(vaced_target_warmup_time(t, 1, 2, 2, 1000), 1 * US);       /* any size */
     CHECK_EQ_I64(vaced_target_warmup_time(t, 1, 2, 0, 0), 0);               /* a handshake */
+    CHECK(!vaced_target_warms_up(t, 0));
+    CHECK(vaced_target_warms_up(t, 1));
     CHECK_EQ_I64(vaced_target_warmup_time(t, 0, 1, 0, 2000000), 0);         /* same node */
     CHECK_EQ_I64(vaced_target_warmup_time(t, 0, 4, 0, 2000000), 0);         /* no such rank */
-    /* the whole warm-up costs net_warmup (1/bnet_warmup - 1/bnet), however it is cut */
-    vaced_time_t sum = 0;
-    for (uint64_t sent = 0; sent < 10000000; sent += 300000)
-        sum += vaced_target_warmup_time(t, 3, 0, sent, 300000);
-    CHECK_EQ_I64(sum, 8000 * US);
     vaced_target_free(t);
 
     t = NULL;
     if (load_text(base, 4, &t) == 0) {
         CHECK_EQ_I64(vaced_target_net_warmup(t), 0);
+        CHECK(!vaced_target_warms_up(t, 2000000));
         CHECK_EQ_I64(vaced_target_warmup_time(t, 1, 2, 0, 2000000), 0);    /* not set */
         vaced_target_free(t);
     } else {
         CHECK_EQ_STR(errbuf, "");
     }
     const char *bad[][2] = {
-        {"net_warmup = 8 MB\n", "'net_warmup' and 'bnet_warmup' go together: 'bnet_warmup' is missing"},
-        {"bnet_warmup = 1 GB/s\n", "'net_warmup' and 'bnet_warmup' go together: 'net_warmup' is missing"},
-        {"net_warmup = 8 MB\nbnet_warmup = 2 GB/s\n", "'bnet_warmup' (2e+09 B/s) is above 'bnet'"},
-        {"net_warmup = 8 MB\nbnet_warmup = 0 GB/s\n", "bnet_warmup"},
-        {"net_warmup = lots\nbnet_warmup = 1 GB/s\n", "net_warmup"},
+        {"net_warmup_messages = 8\n", "'net_warmup_messages' and 'bnet_warmup' go together: 'bnet_warmup' is missing"},
+        {"bnet_warmup = 1 GB/s\n", "'net_warmup_messages' and 'bnet_warmup' go together: 'net_warmup_messages' is missing"},
+        {"net_warmup_messages = 8\nbnet_warmup = 2 GB/s\n", "'bnet_warmup' (2e+09 B/s) is above 'bnet'"},
+        {"net_warmup_messages = 8\nbnet_warmup = 0 GB/s\n", "bnet_warmup"},
+        {"net_warmup_messages = 8 MB\nbnet_warmup = 1 GB/s\n", "'net_warmup_messages' takes one number"},
+        {"net_warmup_messages = 0\nbnet_warmup = 1 GB/s\n", "'net_warmup_messages' must be at least 1"},
+        {"net_warmup = 8 MB\nbnet_warmup = 1 GB/s\n", "net_warmup"},
+        {"net_warmup_min = 1 MB\n", "'net_warmup_min' needs 'net_warmup_messages' and 'bnet_warmup'"},
+        {"net_warmup_messages = 8\nbnet_warmup = 1 GB/s\nnet_warmup_min = lots\n", "net_warmup_min"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        t = NULL;
+        snprintf(text, sizeof text, "%s%s", base, bad[i][0]);
+        CHECK_EQ_I64(load_text(text, 4, &t), -1);
+        CHECK(strstr(errbuf, bad[i][1]) != NULL);
+        if (!strstr(errbuf, bad[i][1]))
+            fprintf(stderr, "  case %zu: %s\n", i, errbuf);
+        vaced_target_free(t);
+    }
+}
+
+/* net_warmup_min: smaller messages neither pay for nor use up the warm-up. */
+static void test_warmup_min(void)
+{
+    struct vaced_target *t = NULL;
+    if (load_text("name = w\ncores = 4\ncores_per_node = 2\ntopology = hierarchy\n"
+                  "hierarchy =\nhops = 0 1\nbmem = 4 GB/s\nbnet = 1 GB/s\nlatency = 1 us\n"
+                  "latency_per_hop = 1 us\nnet_warmup_messages = 8\nbnet_warmup = 0.5 GB/s\n"
+                  "net_warmup_min = 256 KiB\n", 4, &t) != 0) {
+        CHECK_EQ_STR(errbuf, "");
+        return;
+    }
+    CHECK(!vaced_target_warms_up(t, 262143));
+    CHECK(vaced_target_warms_up(t, 262144));
+    CHECK_EQ_I64(vaced_target_warmup_time(t, 1, 2, 0, 262143), 0);
+    CHECK_EQ_I64(vaced_target_warmup_time(t, 1, 2, 7, 1000000), 1000 * US);
+    vaced_target_free(t);
+}
+
+/* bnet_factors: Bnet times f(s), f linear in log2(s) between the points and
+ * constant beyond them; transfer and wire times both use it. */
+static void test_size_factors(void)
+{
+    const char *base = "name = f\ncores = 4\ncores_per_node = 2\ntopology = hierarchy\n"
+                       "hierarchy =\nhops = 0 1\nbmem = 4 GB/s\nbnet = 1 GB/s\n"
+                       "latency = 1 us\nlatency_per_hop = 1 ps\ninjection_queue = yes\n";
+    char text[640];
+    struct vaced_target *t = NULL;
+    snprintf(text, sizeof text, "%sbnet_factors = 4096:2 16384:0.5  1048576:1\n", base);
+    if (load_text(text, 4, &t) != 0) {
+        CHECK_EQ_STR(errbuf, "");
+        return;
+    }
+    CHECK(vaced_target_bnet_factor(t, 100) == 2.0);          /* below the first point */
+    CHECK(vaced_target_bnet_factor(t, 4096) == 2.0);
+    CHECK(fabs(vaced_target_bnet_factor(t, 8192) - 1.25) < 1e-12); /* half way in log2 */
+    CHECK(vaced_target_bnet_factor(t, 16384) == 0.5);
+    CHECK(fabs(vaced_target_bnet_factor(t, 131072) - 0.75) < 1e-12);
+    CHECK(vaced_target_bnet_factor(t, 1 << 30) == 1.0);      /* above the last */
+    /* 4000 B at 2 GB/s = 2 us, + 1 us + 1 ps latency; 16384 B at 0.5 GB/s = 32.768 us */
+    CHECK_EQ_I64(vaced_target_transfer_time(t, 0, 2, 4000), 3 * US + 1);
+    CHECK_EQ_I64(vaced_target_transfer_time(t, 0, 2, 16384), 33768001);
+    CHECK_EQ_I64(vaced_target_wire_time(t, 0, 2, 16384), 32768000);
+    CHECK_EQ_I64(vaced_target_transfer_time(t, 0, 1, 16384), 4096000); /* same node: Bmem */
+    vaced_target_free(t);
+
+    const char *bad[][2] = {
+        {"bnet_factors =\n", "'bnet_factors' has no value"},
+        {"bnet_factors = 4096\n", "expected SIZE:FACTOR"},
+        {"bnet_factors = 4 KiB:2\n", "expected SIZE:FACTOR"},
+        {"bnet_factors = 4096:x\n", "expected SIZE:FACTOR"},
+        {"bnet_factors = 0:1\n", "expected SIZE:FACTOR"},
+        {"bnet_factors = 4096:0\n", "the factor in '4096:0' is outside 0.01-100"},
+        {"bnet_factors = 4096:2 4096:1\n", "sizes must increase (4096 after 4096)"},
+        {"bnet_factors = 8192:2 4096:1\n", "sizes must increase"},
     };
     for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
         t = NULL;
@@ -251,6 +320,8 @@ static void test_warmup_time(void)
 int main(void)
 {
     test_warmup_time();
+    test_warmup_min();
+    test_size_factors();
     test_cpu_time();
     test_wire_time();
     test_two_levels();

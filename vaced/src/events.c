@@ -9,14 +9,15 @@ vaced_time_t vaced_copy_time(uint64_t bytes)
     return vaced_target_copy_time(vaced_st.target, bytes);
 }
 
-/* The slower start of the connection to dest (net_warmup), counting its bytes. */
+/* The slower start of the connection to dest (net_warmup_messages), counting its messages. */
 static vaced_time_t warmup_time(int dest, uint64_t bytes)
 {
-    if (!vaced_st.sent_to || dest < 0 || dest >= vaced_st.size)
+    if (!vaced_st.sent_to || dest < 0 || dest >= vaced_st.size ||
+        !vaced_target_warms_up(vaced_st.target, bytes))
         return 0;
     vaced_time_t extra = vaced_target_warmup_time(vaced_st.target, vaced_st.rank, dest,
                                                   vaced_st.sent_to[dest], bytes);
-    vaced_st.sent_to[dest] += bytes;
+    vaced_st.sent_to[dest]++;
     return extra;
 }
 

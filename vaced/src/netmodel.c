@@ -2,7 +2,8 @@
  * s/Bmem for h = 0. No congestion, as in the paper.  Optional extension
  * (0 by default, i.e. the paper's model): a same-node latency added to
  * L(s, 0) between two different ranks, and per-message CPU overheads at
- * the sender and the receiver (charged by events.c). */
+ * the sender and the receiver (charged by events.c), Bnet's factor by
+ * message size (bnet_factors, sizefactors.c), a connection's warm-up. */
 #include "target_impl.h"
 
 /* x picoseconds rounded to nearest, saturating: a huge message on a slow
@@ -44,7 +45,7 @@ vaced_time_t vaced_target_transfer_time(const struct vaced_target *t, int src,
     if (h == 0)
         return src == dst ? bytes_time(bytes, t->bmem)
                           : add_sat(bytes_time(bytes, t->bmem), t->l_node);
-    return add_sat(bytes_time(bytes, t->bnet), latency(t, h));
+    return add_sat(bytes_time(bytes, t->bnet * vaced_target_bnet_factor(t, bytes)), latency(t, h));
 }
 
 /* On one node both ends' CPUs move the data (through the kernel, for
@@ -66,21 +67,28 @@ vaced_time_t vaced_target_wire_time(const struct vaced_target *t, int src, int d
 {
     if (!t->injection_queue || bytes == 0 || vaced_target_hops(t, src, dst) <= 0)
         return 0;
-    return bytes_time(bytes, t->bnet);
+    return bytes_time(bytes, t->bnet * vaced_target_bnet_factor(t, bytes));
+}
+
+int vaced_target_warms_up(const struct vaced_target *t, uint64_t bytes)
+{
+    return t->net_warmup > 0 && bytes > 0 && bytes >= t->net_warmup_min;
 }
 
 /* A new TCP connection starts slow (slow start, the receive buffer's
- * autotuning): of `bytes` sent after `sent` earlier bytes on the
- * connection from src to dst, those within its first net_warmup bytes move
- * at bnet_warmup.  Returns the time they take beyond s/Bnet. */
+ * autotuning): its first net_warmup_messages messages move at bnet_warmup.
+ * Measured on a fresh connection, the excess lasts a number of messages
+ * rather than of bytes (1 MiB and 256 KiB exchanges alike), so it is
+ * counted in messages.  Messages below net_warmup_min fit the first windows:
+ * they neither pay nor count (`sent` counts only the others).  Returns the
+ * time beyond s/Bnet. */
 vaced_time_t vaced_target_warmup_time(const struct vaced_target *t, int src, int dst,
                                       uint64_t sent, uint64_t bytes)
 {
-    if (t->net_warmup == 0 || sent >= t->net_warmup || bytes == 0 ||
+    if (!vaced_target_warms_up(t, bytes) || sent >= t->net_warmup || bytes == 0 ||
         vaced_target_hops(t, src, dst) <= 0)
         return 0;
-    uint64_t slow = t->net_warmup - sent < bytes ? t->net_warmup - sent : bytes;
-    return bytes_time(slow, t->bnet_warmup) - bytes_time(slow, t->bnet);
+    return bytes_time(bytes, t->bnet_warmup) - bytes_time(bytes, t->bnet);
 }
 
 vaced_time_t vaced_target_min_latency(const struct vaced_target *t)

@@ -70,7 +70,7 @@ int vaced_sim_start(int rank, int size)
     }
     if (vaced_target_net_warmup(vaced_st.target) > 0 &&
         !(vaced_st.sent_to = calloc((size_t)size, sizeof *vaced_st.sent_to))) {
-        fprintf(stderr, "vaced: rank %d: out of memory for %d connections' byte counts (net_warmup)\n",
+        fprintf(stderr, "vaced: rank %d: out of memory for %d connections' message counts (net_warmup_messages)\n",
                 rank, size);
         return refuse(rank);
     }

@@ -15,7 +15,7 @@ struct vaced_state {
     vaced_time_t tv;            /* virtual target time of the last event */
     vaced_time_t cpu_free;      /* when this CPU is done moving same-node rendezvous data (bcpu) */
     vaced_time_t link_free;     /* when this rank's link is done sending (injection_queue) */
-    uint64_t *sent_to;          /* bytes sent to each rank so far, while connections warm up (net_warmup) */
+    uint64_t *sent_to;          /* messages sent to each rank so far that count in its connection's warm-up */
     int64_t t1_ns;              /* CPU time when the running compute segment began */
     int64_t read_cost_ns;       /* CPU time one clock read adds to a segment */
     int64_t t2_ns;              /* CPU time when the running activity began */

@@ -19,7 +19,7 @@ static const char *const general_keys[] = {
     "name", "cores", "cores_per_node", "topology", "mapping", "bmem", "bnet",
     "latency", "latency_per_hop", "eager_threshold",
     "latency_same_node", "send_overhead", "recv_overhead", "bcpu", "injection_queue",
-    "net_warmup", "bnet_warmup", NULL,
+    "net_warmup_messages", "bnet_warmup", "net_warmup_min", "bnet_factors", NULL,
 };
 
 static int in_list(const char *const *list, const char *key)
@@ -75,27 +75,36 @@ static int load_cores(struct vaced_target *t, const struct vaced_cfg *c)
     return 0;
 }
 
-/* net_warmup and bnet_warmup come together: a new TCP connection moves its
- * first bytes slower than the steady Bnet (slow start, buffer autotuning). */
+/* net_warmup_messages and bnet_warmup come together: a new TCP connection
+ * moves its first messages slower than the steady Bnet (slow start, buffer
+ * autotuning); net_warmup_min optionally leaves small messages out. */
 static int load_warmup(struct vaced_target *t, const struct vaced_cfg *c)
 {
-    const struct vaced_entry *ev = vaced_cfg_get(c, "net_warmup");
+    const struct vaced_entry *ev = vaced_cfg_get(c, "net_warmup_messages");
     const struct vaced_entry *eb = vaced_cfg_get(c, "bnet_warmup");
+    const struct vaced_entry *em = vaced_cfg_get(c, "net_warmup_min");
     t->net_warmup = 0;
     t->bnet_warmup = 0;
-    if (!ev && !eb)
+    t->net_warmup_min = 0;
+    if (!ev && !eb) {
+        if (em)
+            return vaced_cfg_error(c, em->line, "'net_warmup_min' needs 'net_warmup_messages' "
+                                   "and 'bnet_warmup'");
         return 0;
+    }
     if (!ev || !eb)
         return vaced_cfg_error(c, (ev ? ev : eb)->line,
-                               "'net_warmup' and 'bnet_warmup' go together: '%s' is missing",
-                               ev ? "bnet_warmup" : "net_warmup");
-    if (vaced_parse_size(c, ev, &t->net_warmup) || vaced_parse_bandwidth(c, eb, &t->bnet_warmup))
+                               "'net_warmup_messages' and 'bnet_warmup' go together: '%s' is missing",
+                               ev ? "bnet_warmup" : "net_warmup_messages");
+    long n;
+    if (vaced_parse_count(c, ev, 1, 1000000, &n) || vaced_parse_bandwidth(c, eb, &t->bnet_warmup))
         return -1;
+    t->net_warmup = (uint64_t)n;
     if (t->bnet_warmup > t->bnet)
         return vaced_cfg_error(c, eb->line,
                                "'bnet_warmup' (%.6g B/s) is above 'bnet' (%.6g B/s): a connection "
                                "warming up is not faster than a warm one", t->bnet_warmup, t->bnet);
-    return 0;
+    return em ? vaced_parse_size(c, em, &t->net_warmup_min) : 0;
 }
 
 static int load_network(struct vaced_target *t, const struct vaced_cfg *c)
@@ -128,7 +137,7 @@ static int load_network(struct vaced_target *t, const struct vaced_cfg *c)
     t->injection_queue = eq && strcmp(eq->val, "yes") == 0;
     if (eq && !t->injection_queue && strcmp(eq->val, "no") != 0)
         return vaced_cfg_error(c, eq->line, "'injection_queue' is yes or no, not '%.40s'", eq->val);
-    if (load_warmup(t, c))
+    if (load_warmup(t, c) || vaced_load_size_factors(t, c))
         return -1;
     const struct vaced_entry *eg = vaced_cfg_get(c, "eager_threshold");
     t->eager_threshold = VACED_DEFAULT_EAGER_THRESHOLD;

@@ -26,7 +26,7 @@ int vaced_target_cores(const struct vaced_target *t);
 int vaced_target_nodes(const struct vaced_target *t);  /* ceil(cores / cores_per_node) */
 int vaced_target_nranks(const struct vaced_target *t); /* the job size given at load */
 uint64_t vaced_target_eager_threshold(const struct vaced_target *t); /* bytes */
-uint64_t vaced_target_net_warmup(const struct vaced_target *t);      /* bytes; 0: none */
+uint64_t vaced_target_net_warmup(const struct vaced_target *t);      /* messages; 0: none */
 
 /* Node a rank runs on (0-based), -1 when rank is out of range. */
 int vaced_target_node_of(const struct vaced_target *t, int rank);
@@ -41,8 +41,8 @@ int vaced_target_hops(const struct vaced_target *t, int src_rank, int dst_rank);
 /* s / Bmem: copying bytes between buffers on one node. */
 vaced_time_t vaced_target_copy_time(const struct vaced_target *t, uint64_t bytes);
 
-/* L(s, hop(src, dst)) of eq. 4: s/Bnet + l0 + h*lh when h > 0, s/Bmem when
- * h == 0 (plus latency_same_node when src != dst). -1 when a rank is out of
+/* L(s, hop(src, dst)) of eq. 4: s/Bnet + l0 + h*lh when h > 0 (Bnet times
+ * its factor for s, see vaced_target_bnet_factor), s/Bmem when h == 0 (plus latency_same_node when src != dst). -1 when a rank is out of
  * range. */
 vaced_time_t vaced_target_transfer_time(const struct vaced_target *t, int src,
                                         int dst, uint64_t bytes);
@@ -61,18 +61,28 @@ vaced_time_t vaced_target_same_node_latency(const struct vaced_target *t);
 vaced_time_t vaced_target_cpu_time(const struct vaced_target *t, int src, int dst,
                                    uint64_t bytes);
 
-/* s/Bnet: how long a message of `bytes` from src to dst holds src's link,
+/* s/Bnet (with its factor for s): how long a message of `bytes` from src to dst holds src's link,
  * when the target queues a rank's network messages (injection_queue = yes)
  * and the two are on different nodes; else 0. */
 vaced_time_t vaced_target_wire_time(const struct vaced_target *t, int src, int dst,
                                     uint64_t bytes);
 
-/* The time beyond s/Bnet that `bytes` from src to dst take, sent after
- * `sent` earlier bytes on that connection, while it warms up (its first
- * net_warmup bytes move at bnet_warmup); 0 unless the target sets both and
- * the two are on different nodes. */
+/* The time beyond s/Bnet that a message of `bytes` from src to dst takes,
+ * sent after `sent` earlier messages that counted on that connection, while
+ * it warms up (its first net_warmup_messages messages of at least
+ * net_warmup_min bytes move at bnet_warmup); 0 unless the target sets the
+ * warm-up and the two are on different nodes. */
 vaced_time_t vaced_target_warmup_time(const struct vaced_target *t, int src, int dst,
                                       uint64_t sent, uint64_t bytes);
+
+/* Bnet's factor for a message of `bytes` across nodes (bnet_factors; 1
+ * when the target lists none). */
+double vaced_target_bnet_factor(const struct vaced_target *t, uint64_t bytes);
+
+/* Whether a message of `bytes` takes part in a connection's warm-up: the
+ * target has one, and the message carries data, at least net_warmup_min
+ * bytes (smaller ones fit TCP's first windows). */
+int vaced_target_warms_up(const struct vaced_target *t, uint64_t bytes);
 
 /* Smallest L(0, h) = l0 + h*lh over the hop counts h > 0 that occur between
  * two nodes of the target (not only the job's nodes, so it is a safe lower

@@ -114,6 +114,8 @@ extern const struct vaced_topo_ops vaced_topo_torus3d;
 extern const struct vaced_topo_ops vaced_topo_fattree;
 extern const struct vaced_topo_ops vaced_topo_dragonfly;
 
+#define VACED_MAX_SIZE_FACTORS 32
+
 struct vaced_target {
     char *name;
     int cores, cores_per_node, nnodes, nranks;
@@ -122,8 +124,12 @@ struct vaced_target {
     double bcpu;            /* bytes per second each end's CPU moves same-node
                              * rendezvous data at; 0: not modelled */
     int injection_queue;    /* a rank's network messages take turns on its link */
-    uint64_t net_warmup;    /* the first bytes of each connection across nodes ... */
+    uint64_t net_warmup;    /* the first messages of each connection across nodes ... */
     double bnet_warmup;     /* ... move at this rate (TCP's slow start); 0: not modelled */
+    uint64_t net_warmup_min; /* smaller messages neither wait for nor count in the warm-up */
+    int nfactors;           /* bnet_factors: Bnet's factor by message size (sizefactors.c) */
+    uint64_t factor_size[VACED_MAX_SIZE_FACTORS];
+    double factor[VACED_MAX_SIZE_FACTORS];
     vaced_time_t l0, lh;    /* latency, latency_per_hop in ps */
     vaced_time_t l_node;    /* latency_same_node: added to L(s, 0) between two ranks */
     vaced_time_t o_send;    /* send_overhead: sender CPU per protocol message */
@@ -134,5 +140,8 @@ struct vaced_target {
     void *topo_data;
     int min_pos_hops;       /* smallest h > 0 between two target nodes, 0 if none */
 };
+
+/* bnet_factors (sizefactors.c); 0 points when the key is absent. */
+int vaced_load_size_factors(struct vaced_target *t, const struct vaced_cfg *c);
 
 #endif

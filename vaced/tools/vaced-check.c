@@ -141,8 +141,16 @@ int main(int argc, char **argv)
     if (t->bcpu > 0)
         printf("same-node CPU    %.6g GB/s per end for rendezvous data (bcpu)\n", t->bcpu / 1e9);
     if (t->net_warmup > 0)
-        printf("warm-up          the first %.6g MB of each connection across nodes at %.6g MB/s "
-               "(net_warmup, bnet_warmup)\n", t->net_warmup / 1e6, t->bnet_warmup / 1e6);
+        printf("warm-up          the first %llu messages of each connection across nodes at %.6g MB/s "
+               "(net_warmup_messages, bnet_warmup)\n", (unsigned long long) t->net_warmup,
+               t->bnet_warmup / 1e6);
+    if (t->net_warmup > 0 && t->net_warmup_min > 0)
+        printf("                 counting messages of %llu B or more only (net_warmup_min)\n",
+               (unsigned long long) t->net_warmup_min);
+    for (int i = 0; i < t->nfactors; i++)
+        printf("%-17s%llu B: %.6g MB/s (factor %.4g; interpolated in log size between points)\n",
+               i ? "" : "bnet by size", (unsigned long long) t->factor_size[i],
+               t->bnet * t->factor[i] / 1e6, t->factor[i]);
     printf("eager threshold  %llu B\n", (unsigned long long) t->eager_threshold);
     printf("valid            yes\n");
     vaced_target_free(t);

@@ -1,0 +1,93 @@
+/* bnet_factors: the measured shape of a link's cost by message size.  A
+ * line (latency + s/Bnet) misses a real TCP link by tens of percent between
+ * a few KiB and a few tens of KiB (segmentation, the shaper's bucket,
+ * interrupt coalescing).  Like SMPI's bw-factor, the description lists
+ * points SIZE:FACTOR; a message of s bytes across nodes moves at
+ * Bnet * f(s), f interpolated linearly in log2(s) between the points and
+ * constant beyond the first and the last. */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "target_impl.h"
+
+static int is_blank(char ch) { return ch == ' ' || ch == '\t'; }
+
+/* One SIZE:FACTOR token at *ps; advances *ps past it. */
+static int scan_point(const struct vaced_cfg *c, const struct vaced_entry *e, const char **ps,
+                      uint64_t *size, double *factor)
+{
+    const char *tok = *ps;
+    int toklen = 0;
+    while (tok[toklen] && !is_blank(tok[toklen]) && toklen < 40)
+        toklen++;
+    char *end;
+    if (*tok < '0' || *tok > '9')
+        goto bad;
+    unsigned long long s = strtoull(tok, &end, 10);
+    if (*end != ':' || s == 0 || s > (1ull << 53))
+        goto bad;
+    const char *f = end + 1;
+    if ((*f < '0' || *f > '9') && *f != '.')
+        goto bad;
+    double v = strtod(f, &end);
+    if (end == f || (*end && !is_blank(*end)))
+        goto bad;
+    if (!(v >= 0.01 && v <= 100))
+        return vaced_cfg_error(c, e->line, "'%s': the factor in '%.*s' is outside 0.01-100",
+                               e->key, toklen, tok);
+    *size = s;
+    *factor = v;
+    *ps = end;
+    return 0;
+bad:
+    return vaced_cfg_error(c, e->line,
+                           "'%s': expected SIZE:FACTOR (bytes, then the bandwidth's factor, "
+                           "e.g. 8192:1.5), got '%.*s'", e->key, toklen, tok);
+}
+
+int vaced_load_size_factors(struct vaced_target *t, const struct vaced_cfg *c)
+{
+    const struct vaced_entry *e = vaced_cfg_get(c, "bnet_factors");
+    t->nfactors = 0;
+    if (!e)
+        return 0;
+    const char *s = e->val;
+    for (;;) {
+        while (is_blank(*s))
+            s++;
+        if (!*s)
+            break;
+        if (t->nfactors == VACED_MAX_SIZE_FACTORS)
+            return vaced_cfg_error(c, e->line, "'%s' has more than %d points", e->key,
+                                   VACED_MAX_SIZE_FACTORS);
+        int i = t->nfactors;
+        if (scan_point(c, e, &s, &t->factor_size[i], &t->factor[i]))
+            return -1;
+        if (i > 0 && t->factor_size[i] <= t->factor_size[i - 1])
+            return vaced_cfg_error(c, e->line, "'%s': sizes must increase (%llu after %llu)",
+                                   e->key, (unsigned long long)t->factor_size[i],
+                                   (unsigned long long)t->factor_size[i - 1]);
+        t->nfactors++;
+    }
+    if (t->nfactors == 0)
+        return vaced_cfg_error(c, e->line, "'%s' has no value", e->key);
+    return 0;
+}
+
+double vaced_target_bnet_factor(const struct vaced_target *t, uint64_t bytes)
+{
+    int n = t->nfactors;
+    if (n == 0)
+        return 1.0;
+    if (bytes <= t->factor_size[0])
+        return t->factor[0];
+    if (bytes >= t->factor_size[n - 1])
+        return t->factor[n - 1];
+    int i = 1;
+    while (t->factor_size[i] < bytes)
+        i++;
+    double x0 = log2((double)t->factor_size[i - 1]), x1 = log2((double)t->factor_size[i]);
+    double w = (log2((double)bytes) - x0) / (x1 - x0);
+    return t->factor[i - 1] + w * (t->factor[i] - t->factor[i - 1]);
+}
