@@ -428,7 +428,9 @@ calibrate_here() {
 # rate, which the model's latency + s/Bnet cannot follow: with 512-8192 B
 # in the fit, Bnet came out 144 MB/s on a link that carries 104-109 MB/s
 # (1-4 MB exchanges 22 % slower than the model).  So the fit takes the
-# latency from 0-64 B and the bandwidth from 32 KiB up.
+# latency from 0-64 B and the bandwidth from 32 KiB up; vaced-calibrate
+# measures 1-16 KiB as well (its --shape-sizes) for bnet_factors, which
+# bend the line to every measured size.
 NET_SIZES=0,8,64,32768,65536,114688,196608,262144,524288,1048576,2097152,4194304
 # calibrate_net: the same for the netns link (with --reuse-targets, once per
 # --rate and --burst)

@@ -147,9 +147,10 @@ int main(int argc, char **argv)
     if (t->net_warmup > 0 && t->net_warmup_min > 0)
         printf("                 counting messages of %llu B or more only (net_warmup_min)\n",
                (unsigned long long) t->net_warmup_min);
+    if (t->nfactors > 0)
+        printf("bnet by size     (bnet_factors; linear in log2 size between the points, constant beyond)\n");
     for (int i = 0; i < t->nfactors; i++)
-        printf("%-17s%llu B: %.6g MB/s (factor %.4g; interpolated in log size between points)\n",
-               i ? "" : "bnet by size", (unsigned long long) t->factor_size[i],
+        printf("  %10llu B     %.6g MB/s (x %.4g)\n", (unsigned long long) t->factor_size[i],
                t->bnet * t->factor[i] / 1e6, t->factor[i]);
     printf("eager threshold  %llu B\n", (unsigned long long) t->eager_threshold);
     printf("valid            yes\n");
