@@ -85,7 +85,7 @@ int vaced_target_warms_up(const struct vaced_target *t, uint64_t bytes)
 vaced_time_t vaced_target_warmup_time(const struct vaced_target *t, int src, int dst,
                                       uint64_t sent, uint64_t bytes)
 {
-    if (!vaced_target_warms_up(t, bytes) || sent >= t->net_warmup || bytes == 0 ||
+    if (!vaced_target_warms_up(t, bytes) || sent >= t->net_warmup ||
         vaced_target_hops(t, src, dst) <= 0)
         return 0;
     return bytes_time(bytes, t->bnet_warmup) - bytes_time(bytes, t->bnet);
