@@ -193,7 +193,22 @@ static void test_wire_time(void)
     vaced_target_free(t);
 }
 
-/* net_warmup: the first bytes of each connection across nodes move at
+/* Each of bad[i][0], added to base, is refused with a message holding bad[i][1]. */
+static void check_rejected(const char *base, const char *const bad[][2], size_t n)
+{
+    char text[640];
+    for (size_t i = 0; i < n; i++) {
+        struct vaced_target *t = NULL;
+        snprintf(text, sizeof text, "%s%s", base, bad[i][0]);
+        CHECK_EQ_I64(load_text(text, 4, &t), -1);
+        CHECK(strstr(errbuf, bad[i][1]) != NULL);
+        if (!strstr(errbuf, bad[i][1]))
+            fprintf(stderr, "  case %zu: %s\n", i, errbuf);
+        vaced_target_free(t);
+    }
+}
+
+/* net_warmup_messages: the first messages of each connection across nodes move at
  * bnet_warmup; the time beyond s/Bnet is what the model adds. */
 static void test_warmup_time(void)
 {
@@ -240,15 +255,7 @@ static void test_warmup_time(void)
         {"net_warmup_min = 1 MB\n", "'net_warmup_min' needs 'net_warmup_messages' and 'bnet_warmup'"},
         {"net_warmup_messages = 8\nbnet_warmup = 1 GB/s\nnet_warmup_min = lots\n", "net_warmup_min"},
     };
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        t = NULL;
-        snprintf(text, sizeof text, "%s%s", base, bad[i][0]);
-        CHECK_EQ_I64(load_text(text, 4, &t), -1);
-        CHECK(strstr(errbuf, bad[i][1]) != NULL);
-        if (!strstr(errbuf, bad[i][1]))
-            fprintf(stderr, "  case %zu: %s\n", i, errbuf);
-        vaced_target_free(t);
-    }
+    check_rejected(base, bad, sizeof bad / sizeof bad[0]);
 }
 
 /* net_warmup_min: smaller messages neither pay for nor use up the warm-up. */
@@ -306,15 +313,7 @@ static void test_size_factors(void)
         {"bnet_factors = 4096:2 4096:1\n", "sizes must increase (4096 after 4096)"},
         {"bnet_factors = 8192:2 4096:1\n", "sizes must increase"},
     };
-    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
-        t = NULL;
-        snprintf(text, sizeof text, "%s%s", base, bad[i][0]);
-        CHECK_EQ_I64(load_text(text, 4, &t), -1);
-        CHECK(strstr(errbuf, bad[i][1]) != NULL);
-        if (!strstr(errbuf, bad[i][1]))
-            fprintf(stderr, "  case %zu: %s\n", i, errbuf);
-        vaced_target_free(t);
-    }
+    check_rejected(base, bad, sizeof bad / sizeof bad[0]);
 }
 
 int main(void)
