@@ -74,18 +74,9 @@ def near_measured(name, measure, want, tol=TOLERANCE):
 
 
 # --- the model, written out for the tests ------------------------------------
-def copy(net, s):
-    return s / net["bmem"]
-
-
-def latency(net, h):
-    return net["l0"] + h * net["lh"]
-
-
-def bnet_factor(net, s):
-    """bnet_factors: (size, factor) points, linear in log2 size between
-    them, constant beyond; 1 without them."""
-    pts = net.get("factors")
+def size_factor(pts, s):
+    """bnet_factors, bmem_factors: (size, factor) points, linear in log2
+    size between them, constant beyond; 1 without them."""
     if not pts:
         return 1.0
     if s <= pts[0][0]:
@@ -96,12 +87,20 @@ def bnet_factor(net, s):
     return pts[-1][1]
 
 
+def copy(net, s):
+    return s / (net["bmem"] * size_factor(net.get("mem_factors"), s))
+
+
+def latency(net, h):
+    return net["l0"] + h * net["lh"]
+
+
 def transfer(net, s, h):
     """L(s, h); between two ranks of one node plus the optional same-node
     latency (latency_same_node, 0 in the paper's model)."""
     if h > 0:
-        return s / (net["bnet"] * bnet_factor(net, s)) + latency(net, h)
-    return s / net["bmem"] + net.get("lnode", 0)
+        return s / (net["bnet"] * size_factor(net.get("factors"), s)) + latency(net, h)
+    return copy(net, s) + net.get("lnode", 0)
 
 
 def overheads(net):
@@ -226,7 +225,8 @@ def test_warmup(exe):
 def test_size_factors(exe):
     """bnet_factors: a message across nodes moves at Bnet times the factor
     for its size (interpolated in log size), eager and rendezvous alike; on
-    one node they do not apply."""
+    one node they do not apply.  bmem_factors: Bmem's, for the copies
+    everywhere and the transfer on one node."""
     net = dict(PAPER, factors=[(32768, 2.0), (1048576, 0.5)])
     with tempfile.TemporaryDirectory() as d:
         path = topo_with(d, "paper-16", "paper-16-factors", ["bnet_factors = 32768:2 1048576:0.5"])
@@ -234,6 +234,15 @@ def test_size_factors(exe):
                       [(8192, 200), (32768, 200), (185364, 100), (1048576, 30), (4194304, 10)])
         path = topo_with(d, "paper-1024", "paper-1024-factors", ["bnet_factors = 32768:2 1048576:0.5"])
         test_pingpong(exe, "ping-pong on one node with bnet_factors", PAPER, path, 0, [(1048576, 30)])
+        # bmem_factors: the copies and the same-node transfer, not the link
+        mem = [(65536, 2.0), (1048576, 0.5)]
+        keys = ["bmem_factors = 65536:2 1048576:0.5"]
+        path = topo_with(d, "paper-1024", "paper-1024-mem-factors", keys)
+        test_pingpong(exe, "ping-pong on one node with bmem_factors", dict(PAPER, mem_factors=mem), path, 0,
+                      [(32768, 200), (65536, 200), (262144, 100), (1048576, 30), (4194304, 10)])
+        path = topo_with(d, "paper-16", "paper-16-mem-factors", keys)
+        test_pingpong(exe, "ping-pong across nodes with bmem_factors (the copies)", dict(PAPER, mem_factors=mem),
+                      path, 3, [(65536, 200), (4194304, 10)])
 
 
 def topo_with(directory, base, name, extra):

@@ -316,11 +316,45 @@ static void test_size_factors(void)
     check_rejected(base, bad, sizeof bad / sizeof bad[0]);
 }
 
+/* bmem_factors: copies and same-node transfers, not the link */
+static void test_bmem_factors(void)
+{
+    const char *base = "name = f\ncores = 4\ncores_per_node = 2\ntopology = hierarchy\n"
+                       "hierarchy =\nhops = 0 1\nbmem = 4 GB/s\nbnet = 1 GB/s\n"
+                       "latency = 1 us\nlatency_per_hop = 1 ps\nlatency_same_node = 2 us\n";
+    char text[640];
+    struct vaced_target *t = NULL;
+    snprintf(text, sizeof text, "%sbmem_factors = 65536:2 1048576:0.5\n", base);
+    if (load_text(text, 4, &t) != 0) {
+        CHECK_EQ_STR(errbuf, "");
+        return;
+    }
+    CHECK(vaced_target_bmem_factor(t, 8) == 2.0);
+    CHECK(fabs(vaced_target_bmem_factor(t, 262144) - 1.25) < 1e-12); /* half way in log2 */
+    CHECK(vaced_target_bmem_factor(t, 1 << 30) == 0.5);
+    CHECK(vaced_target_bnet_factor(t, 65536) == 1.0);                  /* Bnet keeps its line */
+    /* 65536 B at 8 GB/s = 8.192 us; 1 MiB at 2 GB/s = 524.288 us */
+    CHECK_EQ_I64(vaced_target_copy_time(t, 65536), 8192000);
+    CHECK_EQ_I64(vaced_target_copy_time(t, 1048576), 524288000);
+    CHECK_EQ_I64(vaced_target_transfer_time(t, 0, 1, 65536), 8192000 + 2 * US);
+    CHECK_EQ_I64(vaced_target_transfer_time(t, 1, 1, 1048576), 524288000);
+    CHECK_EQ_I64(vaced_target_transfer_time(t, 0, 2, 65536), 65536000 + US + 1); /* across: Bnet */
+    vaced_target_free(t);
+
+    const char *bad[][2] = {
+        {"bmem_factors = 65536\n", "'bmem_factors': expected SIZE:FACTOR"},
+        {"bmem_factors = 65536:200\n", "'bmem_factors': the factor in '65536:200' is outside 0.01-100"},
+        {"bmem_factors = 65536:2 1024:1\n", "'bmem_factors': sizes must increase (1024 after 65536)"},
+    };
+    check_rejected(base, bad, sizeof bad / sizeof bad[0]);
+}
+
 int main(void)
 {
     test_warmup_time();
     test_warmup_min();
     test_size_factors();
+    test_bmem_factors();
     test_cpu_time();
     test_wire_time();
     test_two_levels();

@@ -2,8 +2,9 @@
  * s/Bmem for h = 0. No congestion, as in the paper.  Optional extension
  * (0 by default, i.e. the paper's model): a same-node latency added to
  * L(s, 0) between two different ranks, and per-message CPU overheads at
- * the sender and the receiver (charged by events.c), Bnet's factor by
- * message size (bnet_factors, sizefactors.c), a connection's warm-up. */
+ * the sender and the receiver (charged by events.c), Bnet's and Bmem's
+ * factors by message size (bnet_factors, bmem_factors: sizefactors.c), a
+ * connection's warm-up. */
 #include "target_impl.h"
 
 /* x picoseconds rounded to nearest, saturating: a huge message on a slow
@@ -31,9 +32,15 @@ static vaced_time_t latency(const struct vaced_target *t, int h)
     return t->l0 + (vaced_time_t)h * t->lh;
 }
 
+/* Bmem with its factor for s (bmem_factors): copies and same-node transfers. */
+static vaced_time_t mem_time(const struct vaced_target *t, uint64_t bytes)
+{
+    return bytes_time(bytes, t->bmem * vaced_target_bmem_factor(t, bytes));
+}
+
 vaced_time_t vaced_target_copy_time(const struct vaced_target *t, uint64_t bytes)
 {
-    return bytes_time(bytes, t->bmem);
+    return mem_time(t, bytes);
 }
 
 vaced_time_t vaced_target_transfer_time(const struct vaced_target *t, int src,
@@ -43,8 +50,7 @@ vaced_time_t vaced_target_transfer_time(const struct vaced_target *t, int src,
     if (h < 0)
         return -1;
     if (h == 0)
-        return src == dst ? bytes_time(bytes, t->bmem)
-                          : add_sat(bytes_time(bytes, t->bmem), t->l_node);
+        return src == dst ? mem_time(t, bytes) : add_sat(mem_time(t, bytes), t->l_node);
     return add_sat(bytes_time(bytes, t->bnet * vaced_target_bnet_factor(t, bytes)), latency(t, h));
 }
 

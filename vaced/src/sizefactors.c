@@ -1,10 +1,12 @@
-/* bnet_factors: the measured shape of a link's cost by message size.  A
- * line (latency + s/Bnet) misses a real TCP link by tens of percent between
- * a few KiB and a few tens of KiB (segmentation, the shaper's bucket,
- * interrupt coalescing).  Like SMPI's bw-factor, the description lists
- * points SIZE:FACTOR; a message of s bytes across nodes moves at
- * Bnet * f(s), f interpolated linearly in log2(s) between the points and
- * constant beyond the first and the last. */
+/* bnet_factors and bmem_factors: the measured shape of a cost by message
+ * size.  A line (latency + s/Bnet) misses a real TCP link by tens of
+ * percent between a few KiB and a few tens of KiB (segmentation, the
+ * shaper's bucket, interrupt coalescing); n c + 3 s/Bmem misses a node's
+ * ping-pong by 15-40 % between 64 KiB and 4 MiB (the caches, ch3's
+ * socket buffers).  Like SMPI's bw-factor, the description lists points
+ * SIZE:FACTOR; a message of s bytes moves at the rate times f(s), f
+ * interpolated linearly in log2(s) between the points and constant beyond
+ * the first and the last. */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -42,14 +44,14 @@ static int scan_point(const struct vaced_cfg *c, const struct vaced_entry *e, co
     return 0;
 bad:
     return vaced_cfg_error(c, e->line,
-                           "'%s': expected SIZE:FACTOR (bytes, then the bandwidth's factor, "
+                           "'%s': expected SIZE:FACTOR (bytes, then the rate's factor, "
                            "e.g. 8192:1.5), got '%.*s'", e->key, toklen, tok);
 }
 
-int vaced_load_size_factors(struct vaced_target *t, const struct vaced_cfg *c)
+static int load_points(struct vaced_size_factors *f, const struct vaced_cfg *c, const char *key)
 {
-    const struct vaced_entry *e = vaced_cfg_get(c, "bnet_factors");
-    t->nfactors = 0;
+    const struct vaced_entry *e = vaced_cfg_get(c, key);
+    f->n = 0;
     if (!e)
         return 0;
     const char *s = e->val;
@@ -58,36 +60,52 @@ int vaced_load_size_factors(struct vaced_target *t, const struct vaced_cfg *c)
             s++;
         if (!*s)
             break;
-        if (t->nfactors == VACED_MAX_SIZE_FACTORS)
+        if (f->n == VACED_MAX_SIZE_FACTORS)
             return vaced_cfg_error(c, e->line, "'%s' has more than %d points", e->key,
                                    VACED_MAX_SIZE_FACTORS);
-        int i = t->nfactors;
-        if (scan_point(c, e, &s, &t->factor_size[i], &t->factor[i]))
+        int i = f->n;
+        if (scan_point(c, e, &s, &f->size[i], &f->factor[i]))
             return -1;
-        if (i > 0 && t->factor_size[i] <= t->factor_size[i - 1])
+        if (i > 0 && f->size[i] <= f->size[i - 1])
             return vaced_cfg_error(c, e->line, "'%s': sizes must increase (%llu after %llu)",
-                                   e->key, (unsigned long long)t->factor_size[i],
-                                   (unsigned long long)t->factor_size[i - 1]);
-        t->nfactors++;
+                                   e->key, (unsigned long long)f->size[i],
+                                   (unsigned long long)f->size[i - 1]);
+        f->n++;
     }
-    if (t->nfactors == 0)
+    if (f->n == 0)
         return vaced_cfg_error(c, e->line, "'%s' has no value", e->key);
     return 0;
 }
 
-double vaced_target_bnet_factor(const struct vaced_target *t, uint64_t bytes)
+int vaced_load_size_factors(struct vaced_target *t, const struct vaced_cfg *c)
 {
-    int n = t->nfactors;
+    return load_points(&t->bnet_f, c, "bnet_factors") || load_points(&t->bmem_f, c, "bmem_factors")
+               ? -1 : 0;
+}
+
+static double factor_at(const struct vaced_size_factors *f, uint64_t bytes)
+{
+    int n = f->n;
     if (n == 0)
         return 1.0;
-    if (bytes <= t->factor_size[0])
-        return t->factor[0];
-    if (bytes >= t->factor_size[n - 1])
-        return t->factor[n - 1];
+    if (bytes <= f->size[0])
+        return f->factor[0];
+    if (bytes >= f->size[n - 1])
+        return f->factor[n - 1];
     int i = 1;
-    while (t->factor_size[i] < bytes)
+    while (f->size[i] < bytes)
         i++;
-    double x0 = log2((double)t->factor_size[i - 1]), x1 = log2((double)t->factor_size[i]);
+    double x0 = log2((double)f->size[i - 1]), x1 = log2((double)f->size[i]);
     double w = (log2((double)bytes) - x0) / (x1 - x0);
-    return t->factor[i - 1] + w * (t->factor[i] - t->factor[i - 1]);
+    return f->factor[i - 1] + w * (f->factor[i] - f->factor[i - 1]);
+}
+
+double vaced_target_bnet_factor(const struct vaced_target *t, uint64_t bytes)
+{
+    return factor_at(&t->bnet_f, bytes);
+}
+
+double vaced_target_bmem_factor(const struct vaced_target *t, uint64_t bytes)
+{
+    return factor_at(&t->bmem_f, bytes);
 }

@@ -38,12 +38,14 @@ int vaced_target_hops(const struct vaced_target *t, int src_rank, int dst_rank);
 /* Network model (netmodel.c). Times are target picoseconds; results that
  * would exceed INT64_MAX saturate there. */
 
-/* s / Bmem: copying bytes between buffers on one node. */
+/* s / Bmem (Bmem times its factor for s, see vaced_target_bmem_factor):
+ * copying bytes between buffers on one node. */
 vaced_time_t vaced_target_copy_time(const struct vaced_target *t, uint64_t bytes);
 
 /* L(s, hop(src, dst)) of eq. 4: s/Bnet + l0 + h*lh when h > 0 (Bnet times
- * its factor for s, see vaced_target_bnet_factor), s/Bmem when h == 0 (plus latency_same_node when src != dst). -1 when a rank is out of
- * range. */
+ * its factor for s, see vaced_target_bnet_factor), s/Bmem (with its factor)
+ * when h == 0, plus latency_same_node when src != dst. -1 when a rank is
+ * out of range. */
 vaced_time_t vaced_target_transfer_time(const struct vaced_target *t, int src,
                                         int dst, uint64_t bytes);
 
@@ -78,6 +80,10 @@ vaced_time_t vaced_target_warmup_time(const struct vaced_target *t, int src, int
 /* Bnet's factor for a message of `bytes` across nodes (bnet_factors; 1
  * when the target lists none). */
 double vaced_target_bnet_factor(const struct vaced_target *t, uint64_t bytes);
+
+/* Bmem's factor for copies and same-node transfers of `bytes`
+ * (bmem_factors; 1 when the target lists none). */
+double vaced_target_bmem_factor(const struct vaced_target *t, uint64_t bytes);
 
 /* Whether a message of `bytes` takes part in a connection's warm-up: the
  * target has one, and the message carries data, at least net_warmup_min

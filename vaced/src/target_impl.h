@@ -116,6 +116,13 @@ extern const struct vaced_topo_ops vaced_topo_dragonfly;
 
 #define VACED_MAX_SIZE_FACTORS 32
 
+/* A rate's factor by message size (sizefactors.c): n points, sizes increasing. */
+struct vaced_size_factors {
+    int n;
+    uint64_t size[VACED_MAX_SIZE_FACTORS];
+    double factor[VACED_MAX_SIZE_FACTORS];
+};
+
 struct vaced_target {
     char *name;
     int cores, cores_per_node, nnodes, nranks;
@@ -127,9 +134,8 @@ struct vaced_target {
     uint64_t net_warmup;    /* the first messages of each connection across nodes ... */
     double bnet_warmup;     /* ... move at this rate (TCP's slow start); 0: not modelled */
     uint64_t net_warmup_min; /* smaller messages neither wait for nor count in the warm-up */
-    int nfactors;           /* bnet_factors: Bnet's factor by message size (sizefactors.c) */
-    uint64_t factor_size[VACED_MAX_SIZE_FACTORS];
-    double factor[VACED_MAX_SIZE_FACTORS];
+    struct vaced_size_factors bnet_f; /* bnet_factors: Bnet's factor by message size */
+    struct vaced_size_factors bmem_f; /* bmem_factors: Bmem's factor by message size */
     vaced_time_t l0, lh;    /* latency, latency_per_hop in ps */
     vaced_time_t l_node;    /* latency_same_node: added to L(s, 0) between two ranks */
     vaced_time_t o_send;    /* send_overhead: sender CPU per protocol message */
@@ -141,7 +147,7 @@ struct vaced_target {
     int min_pos_hops;       /* smallest h > 0 between two target nodes, 0 if none */
 };
 
-/* bnet_factors (sizefactors.c); 0 points when the key is absent. */
+/* bnet_factors and bmem_factors (sizefactors.c); 0 points when a key is absent. */
 int vaced_load_size_factors(struct vaced_target *t, const struct vaced_cfg *c);
 
 #endif

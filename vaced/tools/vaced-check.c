@@ -79,6 +79,18 @@ static void print_hops(const struct vaced_target *t, int n)
             printf("  %4d hops      %lld pairs\n", h, count[h]);
 }
 
+/* A rate's points by message size (bnet_factors, bmem_factors), if any. */
+static void print_factors(const char *rate, const char *unit, const struct vaced_size_factors *f,
+                          double in_unit)
+{
+    if (f->n > 0)
+        printf("%s by size     (%s_factors; linear in log2 size between the points, constant beyond)\n",
+               rate, rate);
+    for (int i = 0; i < f->n; i++)
+        printf("  %10llu B     %.6g %s (x %.4g)\n", (unsigned long long) f->size[i],
+               in_unit * f->factor[i], unit, f->factor[i]);
+}
+
 static const char *mapping_name(enum vaced_mapping m)
 {
     return m == VACED_MAP_BLOCK ? "block" : m == VACED_MAP_ROUND_ROBIN ? "round-robin" : "file";
@@ -147,11 +159,8 @@ int main(int argc, char **argv)
     if (t->net_warmup > 0 && t->net_warmup_min > 0)
         printf("                 counting messages of %llu B or more only (net_warmup_min)\n",
                (unsigned long long) t->net_warmup_min);
-    if (t->nfactors > 0)
-        printf("bnet by size     (bnet_factors; linear in log2 size between the points, constant beyond)\n");
-    for (int i = 0; i < t->nfactors; i++)
-        printf("  %10llu B     %.6g MB/s (x %.4g)\n", (unsigned long long) t->factor_size[i],
-               t->bnet * t->factor[i] / 1e6, t->factor[i]);
+    print_factors("bnet", "MB/s", &t->bnet_f, t->bnet / 1e6);
+    print_factors("bmem", "GB/s", &t->bmem_f, t->bmem / 1e9);
     printf("eager threshold  %llu B\n", (unsigned long long) t->eager_threshold);
     printf("valid            yes\n");
     vaced_target_free(t);
