@@ -4,8 +4,8 @@
 #
 # 1. It writes a target that loads, with bcpu (same-node transfers are the
 #    CPUs' work) fitted from an exchange of the rendezvous sizes.
-# 2. VACED on that target predicts the fitted model's ping-pong and exchange
-#    of 1 MiB within 3%, and the model's exchange is the measured one within
+# 2. VACED on that target predicts the fitted model's ping-pong (with its
+#    bmem_factors) and exchange of 1 MiB within 3%, and the model's exchange is the measured one within
 #    20% (the host's speed moves by about that much between runs on this VM,
 #    so a miss is calibrated once more before it counts).
 # 3. The model's exchange is slower than its one way by the ratio measured,
@@ -18,6 +18,8 @@
 #    was measured at 0.65-0.9 times bcpu.
 # 4. --no-overheads writes the paper's model: no bcpu.
 # 5. --cold-mib passes cold data (-c) to the ping-pong and the exchange.
+# 6. bmem_factors: from 64 KiB the written model is the measured ping-pong;
+#    --no-factors and --no-overheads write none.
 # Ends with "N passed, M failed"; exits non-zero if any failed. About 30 s.
 #
 #   tests/tools/test_calibrate_local.sh [ROOT]
@@ -74,7 +76,17 @@ v(bcpu is not None and d["topo"].count("\nbcpu ") == 1 and 1e8 < bcpu < 1e12,
 def at(rows, key):
     return [r for r in rows if r["size"] == 1048576][0][key]
 pp, ex = at(d["local"]["fit"]["per_size"], "measured_s"), at(d["local"]["exchange_fit"]["per_size"], "measured_s")
-for what, got, fit in (("ping-pong one way", pp_pred, d["local"]["fit"]), ("exchange", ex_pred, d["local"]["exchange_fit"])):
+# the model as written: the line with bmem_factors
+pp_fit = d.get("mem_factors_fit")
+f = d.get("bmem_factors") or []
+sizes = [p for p in (pp_fit or {"per_size": []})["per_size"] if p["size"] >= 65536]
+worst = max(sizes, key=lambda p: abs(p["rel_error"]), default={"size": 0, "rel_error": 1})
+v(pp_fit and [s for s, _ in f][-4:] == [65536, 262144, 1048576, 4194304] and abs(worst["rel_error"]) <= 0.01
+  and d["topo"].count("\nbmem_factors    = ") == 1,
+  f"bmem_factors written ({', '.join(f'{s}:{x:.3g}' for s, x in f)}); with them the model meets the measured "
+  f"ping-pong from 64 KiB within 1% (worst {worst['size']} B {worst['rel_error'] * 100:+.2f}%)")
+for what, got, fit in (("ping-pong one way", pp_pred, pp_fit or d["local"]["fit"]),
+                       ("exchange", ex_pred, d["local"]["exchange_fit"])):
     want = at(fit["per_size"], "model_s")
     e = got / want - 1
     v(abs(e) <= 0.03, f"VACED on the written target: 1 MiB {what} {got * 1e6:.1f} us, the fitted model's "
@@ -122,13 +134,18 @@ if calibrate paper --no-overheads; then
     else
         ok "--no-overheads writes no bcpu"
     fi
+    if grep -q '^bmem_factors' "$TMP/paper.topo"; then
+        fail "--no-overheads writes no bmem_factors"
+    else
+        ok "--no-overheads writes no bmem_factors"
+    fi
 else
     fail "vaced-calibrate --no-overheads on this host"
     sed 's/^/    | /' "$TMP/paper.out" | tail -n 20
 fi
 
 # --cold-mib: the ping-pong and the exchange rotate their data through pools
-if calibrate cold --cold-mib 16; then
+if calibrate cold --cold-mib 16 --no-factors; then
     if grep -q -- "-c 16 pingpong" "$TMP/cold.out" && grep -q -- "-c 16 exchange" "$TMP/cold.out" &&
         ! grep -q -- "-c 16 stream" "$TMP/cold.out"; then
         ok "--cold-mib 16 runs the ping-pong and the exchange with cold data (-c 16), not the stream"
@@ -139,6 +156,11 @@ if calibrate cold --cold-mib 16; then
         ok "--cold-mib 16 writes a target that loads"
     else
         fail "--cold-mib 16 writes a target that loads"
+    fi
+    if grep -q '^bmem_factors' "$TMP/cold.topo" || ! grep -q '^bcpu' "$TMP/cold.topo"; then
+        fail "--no-factors writes no bmem_factors (and still bcpu)"
+    else
+        ok "--no-factors writes no bmem_factors (and still bcpu)"
     fi
 else
     fail "vaced-calibrate --cold-mib 16 on this host"
