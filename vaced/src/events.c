@@ -92,7 +92,7 @@ vaced_time_t vaced_handle_begin(vaced_time_t ta)
     /* A stamped message costs the receiver its overhead before it can
      * answer (0 unless the target sets one). */
     vaced_time_t t = ta == VACED_TIME_UNSET ? cur
-                                            : vaced_waits_handle_time(w, cur, ta) + vaced_recv_overhead();
+                                            : vaced_handle_time(cur, ta) + vaced_recv_overhead();
     w->handling = 1;
     w->handle_ts = t;
     return t;
@@ -127,7 +127,7 @@ void vaced_respond_begin_at(vaced_time_t ta, vaced_time_t post)
     else if (ta <= post)
         w->handle_ts = post + vaced_recv_overhead();
     else
-        w->handle_ts = vaced_waits_handle_time(w, progress_start(), ta) + vaced_recv_overhead();
+        w->handle_ts = vaced_handle_time(progress_start(), ta) + vaced_recv_overhead();
 }
 
 void vaced_respond_begin(vaced_time_t ta)
@@ -150,7 +150,7 @@ vaced_time_t vaced_recv_done(vaced_time_t ta, uint64_t bytes)
 {
     if (!vaced_running || ta == VACED_TIME_UNSET)
         return VACED_TIME_UNSET;
-    return vaced_waits_handle_time(&vaced_st.waits, progress_start(), ta) + vaced_recv_overhead() +
+    return vaced_handle_time(progress_start(), ta) + vaced_recv_overhead() +
         vaced_copy_time(bytes);
 }
 
@@ -181,7 +181,7 @@ void vaced_wait_begin(void)
     vaced_activity_begin();
     struct vaced_waits *w = &vaced_st.waits;
     if (w->depth++ == 0) {
-        w->start = w->done = vaced_st.tv;      /* AWTstart = tV */
+        w->start = w->done = w->active = vaced_st.tv;      /* AWTstart = tV */
         /* Parked responses go out now: those due later are handled during
          * this wait on the target if it depends on them, and the host must
          * not block while holding them. */
@@ -209,7 +209,7 @@ void vaced_wait_end(void)
     struct vaced_waits *w = &vaced_st.waits;
     if (--w->depth == 0) {
         vaced_st.tv = vaced_time_max(w->start, w->done);       /* AWTend */
-        vaced_waits_record(w, w->start, vaced_st.tv);
+        vaced_waits_record_blocked(w, w->start, vaced_st.tv, w->active);
     }
     vaced_activity_end();
 }

@@ -105,3 +105,5 @@ vaced_time_t vaced_target_min_latency(const struct vaced_target *t)
 vaced_time_t vaced_target_send_overhead(const struct vaced_target *t) { return t->o_send; }
 vaced_time_t vaced_target_recv_overhead(const struct vaced_target *t) { return t->o_recv; }
 vaced_time_t vaced_target_same_node_latency(const struct vaced_target *t) { return t->l_node; }
+vaced_time_t vaced_target_wakeup_latency(const struct vaced_target *t) { return t->wake; }
+vaced_time_t vaced_target_wakeup_after(const struct vaced_target *t) { return t->wake_after; }

@@ -12,5 +12,10 @@
 vaced_time_t vaced_send_overhead(int dest);
 /* CPU time the receiver spends on one protocol message it handles. */
 vaced_time_t vaced_recv_overhead(void);
+/* When this rank handles a message arriving at `ta`, its current progress
+ * point having started at `cur`: Algorithm 3 (vaced_waits_handle_time),
+ * plus the target's wake-up when the message finds the rank asleep in a
+ * wait.  Notes the handling as the running wait's latest activity. */
+vaced_time_t vaced_handle_time(vaced_time_t cur, vaced_time_t ta);
 
 #endif

@@ -19,7 +19,8 @@ static const char *const general_keys[] = {
     "name", "cores", "cores_per_node", "topology", "mapping", "bmem", "bnet",
     "latency", "latency_per_hop", "eager_threshold",
     "latency_same_node", "send_overhead", "recv_overhead", "bcpu", "injection_queue",
-    "net_warmup_messages", "bnet_warmup", "net_warmup_min", "bnet_factors", "bmem_factors", NULL,
+    "net_warmup_messages", "bnet_warmup", "net_warmup_min", "bnet_factors", "bmem_factors",
+    "wakeup_latency", "wakeup_after", NULL,
 };
 
 static int in_list(const char *const *list, const char *key)
@@ -107,6 +108,22 @@ static int load_warmup(struct vaced_target *t, const struct vaced_cfg *c)
     return em ? vaced_parse_size(c, em, &t->net_warmup_min) : 0;
 }
 
+/* wakeup_latency and wakeup_after go together; absent: no wake-up. */
+static int load_wakeup(struct vaced_target *t, const struct vaced_cfg *c)
+{
+    const struct vaced_entry *el = vaced_cfg_get(c, "wakeup_latency");
+    const struct vaced_entry *ea = vaced_cfg_get(c, "wakeup_after");
+    t->wake = t->wake_after = 0;
+    if (!el && !ea)
+        return 0;
+    if (!el || !ea)
+        return vaced_cfg_error(c, (el ? el : ea)->line,
+                               "'wakeup_latency' and 'wakeup_after' go together: '%s' is missing",
+                               el ? "wakeup_after" : "wakeup_latency");
+    return vaced_parse_time_or_zero(c, el, &t->wake) || vaced_parse_time_or_zero(c, ea, &t->wake_after)
+               ? -1 : 0;
+}
+
 static int load_network(struct vaced_target *t, const struct vaced_cfg *c)
 {
     const char *need[] = {"bmem", "bnet", "latency", "latency_per_hop"};
@@ -137,7 +154,7 @@ static int load_network(struct vaced_target *t, const struct vaced_cfg *c)
     t->injection_queue = eq && strcmp(eq->val, "yes") == 0;
     if (eq && !t->injection_queue && strcmp(eq->val, "no") != 0)
         return vaced_cfg_error(c, eq->line, "'injection_queue' is yes or no, not '%.40s'", eq->val);
-    if (load_warmup(t, c) || vaced_load_size_factors(t, c))
+    if (load_warmup(t, c) || load_wakeup(t, c) || vaced_load_size_factors(t, c))
         return -1;
     const struct vaced_entry *eg = vaced_cfg_get(c, "eager_threshold");
     t->eager_threshold = VACED_DEFAULT_EAGER_THRESHOLD;

@@ -1,3 +1,4 @@
+#include "vaced.h"
 #include "waits.h"
 
 void vaced_waits_reset(struct vaced_waits *w)
@@ -5,7 +6,7 @@ void vaced_waits_reset(struct vaced_waits *w)
     w->head = w->count = 0;
     w->dropped = 0;
     w->depth = 0;
-    w->start = w->done = 0;
+    w->start = w->done = w->active = 0;
     w->handling = 0;
     w->responding = 0;
     w->outer_handling = 0;
@@ -18,15 +19,56 @@ static const struct vaced_span *span_at(const struct vaced_waits *w, unsigned i)
     return &w->hist[(w->head + i) % VACED_WAIT_HISTORY];
 }
 
-void vaced_waits_record(struct vaced_waits *w, vaced_time_t start, vaced_time_t end)
+static void record(struct vaced_waits *w, struct vaced_span span)
 {
     if (w->count == VACED_WAIT_HISTORY) {
         w->head = (w->head + 1) % VACED_WAIT_HISTORY;
         w->count--;
         w->dropped = 1;
     }
-    w->hist[(w->head + w->count) % VACED_WAIT_HISTORY] = (struct vaced_span){ start, end };
+    w->hist[(w->head + w->count) % VACED_WAIT_HISTORY] = span;
     w->count++;
+}
+
+void vaced_waits_record(struct vaced_waits *w, vaced_time_t start, vaced_time_t end)
+{
+    record(w, (struct vaced_span){ start, end, start, 0 });
+}
+
+void vaced_waits_record_blocked(struct vaced_waits *w, vaced_time_t start, vaced_time_t end,
+                                vaced_time_t active)
+{
+    record(w, (struct vaced_span){ start, end, active, 1 });
+}
+
+/* Index of the last recorded wait that started at or before ta (binary
+ * search); the caller has checked that the first one did. */
+static unsigned last_started(const struct vaced_waits *w, vaced_time_t ta)
+{
+    unsigned lo = 0, hi = w->count - 1;
+    while (lo < hi) {
+        unsigned mid = lo + (hi - lo + 1) / 2;
+        if (span_at(w, mid)->start <= ta)
+            lo = mid;
+        else
+            hi = mid - 1;
+    }
+    return lo;
+}
+
+static vaced_time_t idle_from(vaced_time_t start, vaced_time_t active, vaced_time_t ta)
+{
+    return active <= ta && active > start ? active : start;
+}
+
+vaced_time_t vaced_waits_idle_since(const struct vaced_waits *w, vaced_time_t ta)
+{
+    if (w->depth > 0 && ta >= w->start)
+        return idle_from(w->start, w->active, ta);
+    if (w->count == 0 || ta < span_at(w, 0)->start)
+        return VACED_TIME_UNSET;
+    const struct vaced_span *s = span_at(w, last_started(w, ta));
+    return s->blocked && s->end >= ta ? idle_from(s->start, s->active, ta) : VACED_TIME_UNSET;
 }
 
 vaced_time_t vaced_waits_handle_time(const struct vaced_waits *w, vaced_time_t cur, vaced_time_t ta)
@@ -40,15 +82,7 @@ vaced_time_t vaced_waits_handle_time(const struct vaced_waits *w, vaced_time_t c
          * progress point; otherwise history is gone and arrival is the
          * best bound left */
         return w->dropped ? ta : span_at(w, 0)->start;
-    /* Last recorded wait that started at or before ta (binary search). */
-    unsigned lo = 0, hi = w->count - 1;
-    while (lo < hi) {
-        unsigned mid = lo + (hi - lo + 1) / 2;
-        if (span_at(w, mid)->start <= ta)
-            lo = mid;
-        else
-            hi = mid - 1;
-    }
+    unsigned lo = last_started(w, ta);
     if (span_at(w, lo)->end > ta)
         return ta;      /* arrived while that wait was progressing */
     /* Arrived during computation: the next progress point handles it. */
