@@ -439,6 +439,36 @@ def test_exchange(exe):
                               want)
 
 
+def test_wakeup(pp, exchange):
+    """wakeup_latency: a message that finds its receiver blocked for longer
+    than wakeup_after is handled that much later.  A ping-pong's receiver
+    waits a round trip (asleep), an exchange's less than wakeup_after
+    (awake), a polling one is never asleep."""
+    net = dict(PAPER, os=4e-6, lnode=20e-6, **{"or": 4e-6})
+    keys = ["send_overhead = 4 us", "recv_overhead = 4 us", "latency_same_node = 20 us",
+            "wakeup_latency = 15 us", "wakeup_after = 30 us"]
+    with tempfile.TemporaryDirectory() as d:
+        path = topo_with(d, "paper-1024", "paper-1024-wakeup", keys)
+        for s, iters in ((8, 200), (65536, 100)):
+            near_measured(f"wake-up: ping-pong {s} B, each receiver asleep",
+                          lambda: field(run(2, [pp, str(s), str(iters)], path)[1], "roundtrip_s"),
+                          2 * (eager_oneway(net, s, 0) + 15e-6))
+        # the exchange's receiver has waited l + s/Bmem = 20.2 us when the
+        # message arrives: awake with wakeup_after = 30 us, asleep with 10 us
+        # unless it polls
+        short = topo_with(d, "paper-1024", "paper-1024-wakeup-10", keys[:-1] + ["wakeup_after = 10 us"])
+        for target, how, asleep in ((path, "wait", False), (short, "wait", True), (short, "test", False)):
+            if exchange:
+                near_measured(f"wake-up: exchange of 1024 B ({'MPI_Testall loop' if how == 'test' else 'MPI_Waitall'}),"
+                              f" wakeup_after = {'10' if target == short else '30'} us, each receiver "
+                              f"{'asleep' if asleep else 'awake'}",
+                              lambda: field(run(2, [exchange, "plain", how, "1024", "50"], target)[1], "round_s"),
+                              eager_oneway(net, 1024, 0) + (15e-6 if asleep else 0),
+                              # the polls' own CPU time is computation (+0.8-2.4 % here);
+                              # asleep would be +53 %
+                              0.05 if how == "test" else TOLERANCE)
+
+
 def test_cpu_share(exchange, pp):
     """bcpu: on one node, rendezvous data keeps both ends' CPUs busy for
     W = s/Bcpu, and a rank's transfers take turns.  An exchange then ends
@@ -953,6 +983,8 @@ def main():
         if exchange:
             test_exchange(exchange)
         test_cpu_share(exchange, pp)
+        if pp:
+            test_wakeup(pp, exchange)
         bench = build("vaced-calib-bench", os.path.join(ROOT, "vaced", "tools", "vaced-calib-bench.c"))
         if bench:
             test_injection_queue(bench)

@@ -349,12 +349,55 @@ static void test_bmem_factors(void)
     check_rejected(base, bad, sizeof bad / sizeof bad[0]);
 }
 
+/* wakeup_latency, wakeup_after, wakeup_ramp: a step, or a linear ramp */
+static void test_wakeup(void)
+{
+    const char *base = "name = f\ncores = 4\ncores_per_node = 2\ntopology = hierarchy\n"
+                       "hierarchy =\nhops = 0 1\nbmem = 4 GB/s\nbnet = 1 GB/s\n"
+                       "latency = 1 us\nlatency_per_hop = 1 ps\n";
+    char text[640];
+    struct vaced_target *t = NULL;
+    CHECK_EQ_I64(load_text(base, 4, &t), 0);
+    CHECK_EQ_I64(vaced_target_wakeup_time(t, 1000 * US), 0);      /* the paper's model: none */
+    vaced_target_free(t);
+    snprintf(text, sizeof text, "%swakeup_latency = 10 us\nwakeup_after = 20 us\n", base);
+    if (load_text(text, 4, &t) != 0) {
+        CHECK_EQ_STR(errbuf, "");
+        return;
+    }
+    CHECK_EQ_I64(vaced_target_wakeup_time(t, 20 * US), 0);        /* not longer than wakeup_after */
+    CHECK_EQ_I64(vaced_target_wakeup_time(t, 20 * US + 1), 10 * US);
+    CHECK_EQ_I64(vaced_target_wakeup_time(t, -5 * US), 0);
+    vaced_target_free(t);
+    snprintf(text, sizeof text, "%swakeup_latency = 10 us\nwakeup_after = 20 us\nwakeup_ramp = 4 us\n", base);
+    if (load_text(text, 4, &t) != 0) {
+        CHECK_EQ_STR(errbuf, "");
+        return;
+    }
+    CHECK_EQ_I64(vaced_target_wakeup_time(t, 20 * US), 0);
+    CHECK_EQ_I64(vaced_target_wakeup_time(t, 21 * US), 2500000);    /* a quarter of the ramp */
+    CHECK_EQ_I64(vaced_target_wakeup_time(t, 22 * US), 5 * US);
+    CHECK_EQ_I64(vaced_target_wakeup_time(t, 24 * US), 10 * US);
+    CHECK_EQ_I64(vaced_target_wakeup_time(t, 1000 * US), 10 * US);
+    vaced_target_free(t);
+
+    const char *bad[][2] = {
+        {"wakeup_latency = 10 us\n", "'wakeup_latency' and 'wakeup_after' go together: 'wakeup_after' is missing"},
+        {"wakeup_after = 10 us\n", "'wakeup_latency' and 'wakeup_after' go together: 'wakeup_latency' is missing"},
+        {"wakeup_ramp = 10 us\n", "'wakeup_ramp' needs 'wakeup_latency' and 'wakeup_after'"},
+        {"wakeup_latency = 10\nwakeup_after = 1 us\n", "wakeup_latency"},
+        {"wakeup_latency = 10 us\nwakeup_after = -1 us\n", "wakeup_after"},
+    };
+    check_rejected(base, bad, sizeof bad / sizeof bad[0]);
+}
+
 int main(void)
 {
     test_warmup_time();
     test_warmup_min();
     test_size_factors();
     test_bmem_factors();
+    test_wakeup();
     test_cpu_time();
     test_wire_time();
     test_two_levels();

@@ -7,11 +7,13 @@
  * value below is written out from the paper's formulas.
  *
  * Run: test_waits REPO_ROOT   (loads topo/paper-16.topo) */
+#define _POSIX_C_SOURCE 200809L /* mkstemp (tmptext.h) */
 #include <stdio.h>
 #include <string.h>
 
 #include "check.h"
 #include "state.h"
+#include "tmptext.h"
 
 #define US(x) ((vaced_time_t) ((x) * 1000000LL))     /* microseconds in ps */
 
@@ -53,6 +55,26 @@ static void test_history(void)
     CHECK_EQ_I64(vaced_waits_handle_time(&w, last + US(100), last + US(3)), last + US(3));
     /* older than every kept wait, once some were dropped: on arrival */
     CHECK_EQ_I64(vaced_waits_handle_time(&w, last + US(100), US(30)), US(30));
+}
+
+/* How long a rank had been idle in a wait when a message arrived. */
+static void test_idle_since(void)
+{
+    struct vaced_waits w;
+    vaced_waits_reset(&w);
+    CHECK_EQ_I64(vaced_waits_idle_since(&w, US(5)), VACED_TIME_UNSET);    /* no wait yet */
+    vaced_waits_record_blocked(&w, US(10), US(40), US(25));  /* handled a message at 25 */
+    vaced_waits_record(&w, US(50), US(60));                   /* polls */
+    CHECK_EQ_I64(vaced_waits_idle_since(&w, US(20)), US(10)); /* before that handling: since the start */
+    CHECK_EQ_I64(vaced_waits_idle_since(&w, US(30)), US(25)); /* after it: since then */
+    CHECK_EQ_I64(vaced_waits_idle_since(&w, US(45)), VACED_TIME_UNSET);  /* computing */
+    CHECK_EQ_I64(vaced_waits_idle_since(&w, US(55)), VACED_TIME_UNSET);  /* polling: awake */
+    w.depth = 1;                                              /* a running wait */
+    w.start = w.active = US(70);
+    CHECK_EQ_I64(vaced_waits_idle_since(&w, US(80)), US(70));
+    w.active = US(85);
+    CHECK_EQ_I64(vaced_waits_idle_since(&w, US(90)), US(85));
+    CHECK_EQ_I64(vaced_waits_idle_since(&w, US(80)), US(70));
 }
 
 /* paper-16: Bmem 6.38 GB/s, Bnet 4.16 GB/s, l(3) = 15 + 3 * 0.6 us */
@@ -356,17 +378,59 @@ static void test_polling_cost(struct vaced_target *t)
     CHECK(counted[3] >= cap && counted[3] <= cap + US(5));      /* 1 ms: the cap */
 }
 
+/* A message that finds its receiver blocked longer than wakeup_after is
+ * handled wakeup_latency late; idle counts from the wait's latest handling. */
+static void test_wakeup_events(const char *paper16)
+{
+    char text[4096];
+    FILE *f = fopen(paper16, "r");
+    size_t n = f ? fread(text, 1, sizeof text - 100, f) : 0;
+    if (f)
+        fclose(f);
+    snprintf(text + n, sizeof text - n, "\nwakeup_latency = 10 us\nwakeup_after = 20 us\n");
+    struct vaced_target *t = NULL;
+    if (!CHECK(n > 0 && load_text(text, 16, &t) == 0)) {
+        printf("  %s\n", errbuf);
+        return;
+    }
+    start(t, 0);
+    vaced_st.tv = US(100);
+    vaced_wait_begin();
+    vaced_wait_complete(vaced_recv_done(US(110), 0));   /* idle 10 us: awake */
+    vaced_wait_end();
+    CHECK_EQ_I64(vaced_now(), US(110));
+    vaced_wait_begin();
+    vaced_wait_complete(vaced_recv_done(US(150), 0));   /* idle 40 us: asleep */
+    vaced_wait_end();
+    CHECK_EQ_I64(vaced_now(), US(160));
+    vaced_st.tv = US(200);
+    vaced_wait_begin();
+    vaced_wait_complete(vaced_recv_done(US(210), 0));
+    vaced_wait_complete(vaced_recv_done(US(225), 0));   /* 15 us after the first: awake */
+    vaced_wait_end();
+    CHECK_EQ_I64(vaced_now(), US(225));
+    /* messages handled later on the host, in a recorded wait: idle from its
+     * start (its latest handling came after them) */
+    CHECK_EQ_I64(vaced_recv_done(US(155), 0), US(165));  /* 45 us into [110, 160] */
+    CHECK_EQ_I64(vaced_recv_done(US(205), 0), US(205));  /* 5 us into [200, 225] */
+    CHECK_EQ_I64(vaced_recv_done(US(180), 0), US(200));  /* arrived while computing */
+    vaced_running = 0;
+    vaced_target_free(t);
+}
+
 int main(int argc, char **argv)
 {
     char path[4096], err[512];
     snprintf(path, sizeof path, "%s/topo/paper-16.topo", argc > 1 ? argv[1] : ".");
     test_history();
+    test_idle_since();
     struct vaced_target *t = NULL;
     if (CHECK(vaced_target_load(path, 16, &t, err, sizeof err) == 0)) {
         test_events(t);
         test_early_queue(t);
         test_polling_cost(t);
         vaced_target_free(t);
+        test_wakeup_events(path);
     } else {
         printf("cannot load %s: %s\n", path, err);
     }

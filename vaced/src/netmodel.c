@@ -107,3 +107,13 @@ vaced_time_t vaced_target_recv_overhead(const struct vaced_target *t) { return t
 vaced_time_t vaced_target_same_node_latency(const struct vaced_target *t) { return t->l_node; }
 vaced_time_t vaced_target_wakeup_latency(const struct vaced_target *t) { return t->wake; }
 vaced_time_t vaced_target_wakeup_after(const struct vaced_target *t) { return t->wake_after; }
+
+vaced_time_t vaced_target_wakeup_time(const struct vaced_target *t, vaced_time_t idle)
+{
+    vaced_time_t over = idle - t->wake_after;
+    if (t->wake <= 0 || over <= 0)
+        return 0;
+    if (over >= t->wake_ramp)
+        return t->wake;
+    return round_ps((double)t->wake * (double)over / (double)t->wake_ramp);
+}

@@ -25,8 +25,8 @@ vaced_time_t vaced_handle_time(vaced_time_t cur, vaced_time_t ta)
     const struct vaced_target *t = vaced_st.target;
     if (h == ta && t && vaced_target_wakeup_latency(t) > 0) {
         vaced_time_t since = vaced_waits_idle_since(w, ta);
-        if (since != VACED_TIME_UNSET && ta - since > vaced_target_wakeup_after(t))
-            h = ta + vaced_target_wakeup_latency(t);
+        if (since != VACED_TIME_UNSET)
+            h = ta + vaced_target_wakeup_time(t, ta - since);
     }
     if (w->depth > 0 && h > w->active)
         w->active = h;

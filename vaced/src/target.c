@@ -20,7 +20,7 @@ static const char *const general_keys[] = {
     "latency", "latency_per_hop", "eager_threshold",
     "latency_same_node", "send_overhead", "recv_overhead", "bcpu", "injection_queue",
     "net_warmup_messages", "bnet_warmup", "net_warmup_min", "bnet_factors", "bmem_factors",
-    "wakeup_latency", "wakeup_after", NULL,
+    "wakeup_latency", "wakeup_after", "wakeup_ramp", NULL,
 };
 
 static int in_list(const char *const *list, const char *key)
@@ -108,12 +108,18 @@ static int load_warmup(struct vaced_target *t, const struct vaced_cfg *c)
     return em ? vaced_parse_size(c, em, &t->net_warmup_min) : 0;
 }
 
-/* wakeup_latency and wakeup_after go together; absent: no wake-up. */
+/* wakeup_latency and wakeup_after go together, wakeup_ramp (default 0)
+ * with them; absent: no wake-up. */
 static int load_wakeup(struct vaced_target *t, const struct vaced_cfg *c)
 {
     const struct vaced_entry *el = vaced_cfg_get(c, "wakeup_latency");
     const struct vaced_entry *ea = vaced_cfg_get(c, "wakeup_after");
-    t->wake = t->wake_after = 0;
+    const struct vaced_entry *er = vaced_cfg_get(c, "wakeup_ramp");
+    t->wake = t->wake_after = t->wake_ramp = 0;
+    if (er && !el && !ea)
+        return vaced_cfg_error(c, er->line, "'wakeup_ramp' needs 'wakeup_latency' and 'wakeup_after'");
+    if (er && vaced_parse_time_or_zero(c, er, &t->wake_ramp))
+        return -1;
     if (!el && !ea)
         return 0;
     if (!el || !ea)

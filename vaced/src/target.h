@@ -57,13 +57,16 @@ vaced_time_t vaced_target_send_overhead(const struct vaced_target *t);
 vaced_time_t vaced_target_recv_overhead(const struct vaced_target *t);
 vaced_time_t vaced_target_same_node_latency(const struct vaced_target *t);
 
-/* The receiver's wake-up (0 and 0 unless the description sets
- * wakeup_latency and wakeup_after): a message that reaches a rank blocked
- * in a wait, idle there for more than wakeup_after, is handled
- * wakeup_latency after it arrives (the rank sleeps in poll and its CPU
- * idles; waking them takes time). */
+/* The receiver's wake-up (0 unless the description sets wakeup_latency
+ * and wakeup_after): a message that reaches a rank blocked in a wait, idle
+ * there for more than wakeup_after, is handled up to wakeup_latency after
+ * it arrives (the rank sleeps in poll and its CPU idles; waking them takes
+ * time): the full latency from wakeup_after + wakeup_ramp on, a linear
+ * share of it within the ramp (the moment a rank falls asleep varies). */
 vaced_time_t vaced_target_wakeup_latency(const struct vaced_target *t);
 vaced_time_t vaced_target_wakeup_after(const struct vaced_target *t);
+/* The wake-up delay of a message that finds its receiver idle for `idle`. */
+vaced_time_t vaced_target_wakeup_time(const struct vaced_target *t, vaced_time_t idle);
 
 /* s/Bcpu: how long a rendezvous message of `bytes` from src to dst keeps
  * each end's CPU busy; 0 unless the target sets bcpu and the two are

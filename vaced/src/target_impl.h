@@ -141,7 +141,8 @@ struct vaced_target {
     vaced_time_t o_send;    /* send_overhead: sender CPU per protocol message */
     vaced_time_t o_recv;    /* recv_overhead: receiver CPU per protocol message */
     vaced_time_t wake;      /* wakeup_latency: a message to a rank asleep in a wait is handled this late */
-    vaced_time_t wake_after; /* wakeup_after: blocked this long, a rank is asleep */
+    vaced_time_t wake_after; /* wakeup_after: blocked this long, a rank starts to fall asleep */
+    vaced_time_t wake_ramp; /* wakeup_ramp: ... and is asleep this much later (0: at once) */
     enum vaced_mapping mapping;
     int *node_of_rank;      /* per rank: node ids are all the hop rules need */
     const struct vaced_topo_ops *topo;

@@ -5,6 +5,7 @@
  *   mpiexec -n P vaced-calib-bench [-t SECONDS] [-b BATCHES] [-g GAP_US] [-c MIB] pingpong|exchange|stream SIZE...
  *   mpiexec -n 2 vaced-calib-bench [-t SECONDS] [-b BATCHES] pipeline COMPUTE_US...
  *   mpiexec -n 2 vaced-calib-bench [-g GAP_US] warmup SIZE COUNT
+ *   mpiexec -n 2 vaced-calib-bench [-b BATCHES] wakeup DELAY_US...   (both ranks on one host)
  *
  * Rank 0 measures against each peer rank p = 1 .. P-1 in turn (with
  * P = 2: rank 1 only). vaced-calibrate places the peers on hosts at
@@ -56,6 +57,16 @@
  *   (MPI_Sendrecv), each timed on its own.  One line:
  *   warmup size=S peer=1 count=N times_s=T1,T2,...,TN
  *
+ * wakeup: how long a message takes against how long its receiver had been
+ *   blocked when it was sent (a rank blocked in MPI_Recv sleeps in poll, and
+ *   its CPU idles; waking them takes time).  Both ranks on one host, so that
+ *   they share MPI_Wtime's clock.  Every 500 us rank 1 posts MPI_Recv, and
+ *   rank 0 sends it 8 bytes (its MPI_Wtime just before MPI_Send) DELAY_US
+ *   later; both spin otherwise.  The one-way time is the arrival (MPI_Recv
+ *   returns) less that stamp.  BATCHES rounds of 40 messages per delay,
+ *   interleaved.  One line per delay:
+ *   wakeup delay_us=D peer=1 samples=N blocked_median_s=.. oneway_p10_s=.. oneway_median_s=..
+ *
  * A "unit" is one size with one peer. First, for each unit: two warm-up
  * repetitions, then the repetition count of a batch is chosen so that a
  * batch lasts about SECONDS (default 0.05 s; 1 to 100000 repetitions).
@@ -104,10 +115,12 @@ static void usage(const char *prog)
                 "       %s [-t SECONDS] [-b BATCHES] [-c MIB] -g GAP_US exchange SIZE...\n"
                 "       %s [-t SECONDS] [-b BATCHES] pipeline COMPUTE_US...\n"
                 "       %s [-g GAP_US] warmup SIZE COUNT\n"
+                "       %s [-b BATCHES] wakeup DELAY_US...\n"
                 "  (2 or more ranks: rank 0 against each other rank; SIZE in bytes;\n"
                 "  GAP_US: computation before each exchange, 0-1000000; MIB: cold data, rotated\n"
-                "  through pools of MIB MiB, 0-4096; pipeline: exactly 2 ranks)\n",
-                prog, prog, prog, prog);
+                "  through pools of MIB MiB, 0-4096; pipeline, wakeup: exactly 2 ranks, wakeup\n"
+                "  on one host; DELAY_US 0-200)\n",
+                prog, prog, prog, prog, prog);
     MPI_Abort(MPI_COMM_WORLD, 2);
 }
 
@@ -357,6 +370,59 @@ static int warmup_main(int argc, char **argv, const char *prog)
     return 0;
 }
 
+/* wakeup DELAY_US...: see the header */
+static int wakeup_main(int n, char **argv, int batches, const char *prog)
+{
+    enum { PER_BATCH = 40 };
+    const double period = 500e-6;
+    double *delay = malloc(sizeof(double) * n);
+    for (int i = 0; i < n; i++) {
+        char *end;
+        delay[i] = strtod(argv[i], &end) * 1e-6;
+        if (*end || end == argv[i] || delay[i] < 0 || delay[i] > 0.4 * period)
+            usage(prog);
+    }
+    long per = (long) batches * PER_BATCH;
+    double *way = malloc(sizeof(double) * n * per), *blocked = malloc(sizeof(double) * n * per);
+    double t0 = MPI_Wtime() + 0.01;
+    MPI_Bcast(&t0, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+    long k = 0;
+    for (int b = -1; b < batches; b++)          /* round -1 warms up */
+        for (int i = 0; i < n; i++)
+            for (int j = 0; j < PER_BATCH; j++, k++) {
+                double ti = t0 + k * period, stamp;
+                if (rank == 0) {
+                    spin_until(ti + delay[i]);
+                    stamp = MPI_Wtime();
+                    MPI_Send(&stamp, 1, MPI_DOUBLE, 1, 0, MPI_COMM_WORLD);
+                } else {
+                    spin_until(ti);
+                    double post = MPI_Wtime();
+                    MPI_Recv(&stamp, 1, MPI_DOUBLE, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+                    double now = MPI_Wtime();
+                    if (b >= 0) {
+                        long at = i * per + (long) b * PER_BATCH + j;
+                        way[at] = now - stamp;
+                        blocked[at] = stamp - post;
+                    }
+                }
+            }
+    if (rank == 1)
+        for (int i = 0; i < n; i++) {
+            qsort(way + i * per, per, sizeof(double), cmp_double);
+            qsort(blocked + i * per, per, sizeof(double), cmp_double);
+            printf("wakeup delay_us=%g peer=1 samples=%ld blocked_median_s=%.9e oneway_p10_s=%.9e "
+                   "oneway_median_s=%.9e\n", delay[i] * 1e6, per, blocked[i * per + per / 2],
+                   way[i * per + per / 10], way[i * per + per / 2]);
+        }
+    fflush(stdout);
+    free(way);
+    free(blocked);
+    free(delay);
+    MPI_Finalize();
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     MPI_Init(&argc, &argv);
@@ -384,6 +450,8 @@ int main(int argc, char **argv)
         usage(argv[0]);
     if (!strcmp(argv[a], "warmup"))
         return warmup_main(argc - a - 1, argv + a + 1, argv[0]);
+    if (!strcmp(argv[a], "wakeup") && nranks == 2)
+        return wakeup_main(argc - a - 1, argv + a + 1, batches, argv[0]);
     int stream = !strcmp(argv[a], "stream"), pipe = !strcmp(argv[a], "pipeline");
     int exch = !strcmp(argv[a], "exchange");
     if ((!stream && !pipe && !exch && strcmp(argv[a], "pingpong")) || (pipe && nranks != 2) ||
