@@ -5,7 +5,8 @@
 # 1. It writes a target that loads, with bcpu (same-node transfers are the
 #    CPUs' work) fitted from an exchange of the rendezvous sizes.
 # 2. VACED on that target predicts the fitted model's ping-pong (with its
-#    bmem_factors) and exchange of 1 MiB within 3%, and the model's exchange is the measured one within
+#    bmem_factors) and exchange of 1 MiB within 3% (with a wake-up, the
+#    measured exchange within 20%: see verdicts), and the model's exchange is the measured one within
 #    20% (the host's speed moves by about that much between runs on this VM,
 #    so a miss is calibrated once more before it counts).
 # 3. The model's exchange is slower than its one way by the ratio measured,
@@ -20,6 +21,10 @@
 # 5. --cold-mib passes cold data (-c) to the ping-pong and the exchange.
 # 6. bmem_factors: from 64 KiB the written model is the measured ping-pong;
 #    --no-factors and --no-overheads write none.
+# 7. The wake-up: when the test finds one, VACED's 8 B ping-pong on the
+#    written target is the ping-pong's c (its receivers asleep) and its 8 B
+#    exchange the measured awake one-way time (receivers awake), each within
+#    10%; --no-wakeup and --no-overheads write none.
 # Ends with "N passed, M failed"; exits non-zero if any failed. About 30 s.
 #
 #   tests/tools/test_calibrate_local.sh [ROOT]
@@ -62,6 +67,34 @@ predicted() {
     echo "$(python3 -c "print(${pp:-nan} / 2)") ${ex:-nan} ${st:-nan}"
 }
 
+# wake_verdicts NAME: the checks of 7., one "ok/FAIL text" line each
+wake_verdicts() {
+    local topo=$TMP/$1.topo pp ex
+    pp=$(VACED_TARGET=$topo VACED_QUIET=all "$ROOT/install/vaced/bin/mpiexec" -n 2 "$BIN/pingpong" 8 200 |
+         grep -oE 'roundtrip_s=[0-9.e+-]+' | cut -d= -f2)
+    ex=$(VACED_TARGET=$topo VACED_QUIET=all "$ROOT/install/vaced/bin/mpiexec" -n 2 "$BIN/exchange" plain wait 8 200 |
+         grep -oE 'round_s=[0-9.e+-]+' | cut -d= -f2)
+    python3 - "$TMP/$1.json" "${pp:-nan}" "${ex:-nan}" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+pp, ex = float(sys.argv[2]) / 2, float(sys.argv[3])
+def v(ok, text):
+    print(("ok" if ok else "FAIL") + " " + text)
+w = d.get("wakeup")
+keys = [l for l in d["topo"].splitlines() if l.startswith("wakeup_")]
+if not w or "wakeup_after_s" not in w:
+    v(w is not None and not keys, f"the wake-up test ran; none written: {w and w['status']}")
+    sys.exit(0)
+v(len(keys) == 3 and w["wakeup_latency_s"] > 0 and w["wakeup_after_s"] > 0,
+  f"wake-up written: {', '.join(keys)}")
+c = d["local_c_s"]
+v(abs(pp / c - 1) <= 0.10, f"VACED on the written target: 8 B ping-pong one way {pp * 1e6:.1f} us, the fitted "
+  f"c {c * 1e6:.1f} us, within 10% (receivers asleep)")
+v(abs(ex / w["awake_s"] - 1) <= 0.10, f"VACED on the written target: 8 B exchange {ex * 1e6:.1f} us, the measured "
+  f"awake one way {w['awake_s'] * 1e6:.1f} us, within 10% (receivers awake; asleep {w['asleep_s'] * 1e6:.1f} us)")
+PY
+}
+
 # verdicts NAME PREDICTED: the checks of 1.-3., one "ok/FAIL text" line each
 verdicts() {
     python3 - "$TMP/$1.json" $2 <<'PY'
@@ -85,12 +118,19 @@ v(pp_fit and [s for s, _ in f][-4:] == [65536, 262144, 1048576, 4194304] and abs
   and d["topo"].count("\nbmem_factors    = ") == 1,
   f"bmem_factors written ({', '.join(f'{s}:{x:.3g}' for s, x in f)}); with them the model meets the measured "
   f"ping-pong from 64 KiB within 1% (worst {worst['size']} B {worst['rel_error'] * 100:+.2f}%)")
-for what, got, fit in (("ping-pong one way", pp_pred, pp_fit or d["local"]["fit"]),
-                       ("exchange", ex_pred, d["local"]["exchange_fit"])):
-    want = at(fit["per_size"], "model_s")
+# with a wake-up, which of a rendezvous exchange's protocol messages find
+# their receiver asleep depends on where their idle times fall on the
+# ramp, which the exchange's closed form leaves out: VACED's exchange is
+# then held to the measured one
+wake = "wakeup_after_s" in (d.get("wakeup") or {})
+for what, got, fit, tol, key in (("ping-pong one way", pp_pred, pp_fit or d["local"]["fit"], 0.03, "model_s"),
+                                 ("exchange", ex_pred, d["local"]["exchange_fit"], 0.20 if wake else 0.03,
+                                  "measured_s" if wake else "model_s")):
+    want = at(fit["per_size"], key)
     e = got / want - 1
-    v(abs(e) <= 0.03, f"VACED on the written target: 1 MiB {what} {got * 1e6:.1f} us, the fitted model's "
-      f"{want * 1e6:.1f} us ({e * 100:+.1f}%), within 3%")
+    v(abs(e) <= tol, f"VACED on the written target: 1 MiB {what} {got * 1e6:.1f} us, the "
+      f"{'measured' if key == 'measured_s' else 'fitted model' + chr(39) + 's'} {want * 1e6:.1f} us "
+      f"({e * 100:+.1f}%), within {tol * 100:.0f}%")
 want = at(d["local"]["exchange_fit"]["per_size"], "model_s")
 v(abs(want / ex - 1) <= 0.2, f"the fitted model's 1 MiB exchange {want * 1e6:.1f} us, measured {ex * 1e6:.1f} us "
   f"({(want / ex - 1) * 100:+.1f}%), within 20%")
@@ -113,7 +153,7 @@ for attempt in 1 2; do
         sed 's/^/    | /' "$TMP/here.out" | tail -n 20
         break
     fi
-    v=$(verdicts here "$(predicted here 1048576)")
+    v=$(verdicts here "$(predicted here 1048576)"; wake_verdicts here)
     grep -q '^FAIL' <<<"$v" && [ "$attempt" = 1 ] || break
     echo "     (a check missed: calibrating once more, in case host noise slowed a measurement)"
 done
@@ -134,10 +174,10 @@ if calibrate paper --no-overheads; then
     else
         ok "--no-overheads writes no bcpu"
     fi
-    if grep -q '^bmem_factors' "$TMP/paper.topo"; then
-        fail "--no-overheads writes no bmem_factors"
+    if grep -qE '^(bmem_factors|wakeup_)' "$TMP/paper.topo"; then
+        fail "--no-overheads writes no bmem_factors and no wake-up"
     else
-        ok "--no-overheads writes no bmem_factors"
+        ok "--no-overheads writes no bmem_factors and no wake-up"
     fi
 else
     fail "vaced-calibrate --no-overheads on this host"
@@ -145,7 +185,7 @@ else
 fi
 
 # --cold-mib: the ping-pong and the exchange rotate their data through pools
-if calibrate cold --cold-mib 16 --no-factors; then
+if calibrate cold --cold-mib 16 --no-factors --no-wakeup; then
     if grep -q -- "-c 16 pingpong" "$TMP/cold.out" && grep -q -- "-c 16 exchange" "$TMP/cold.out" &&
         ! grep -q -- "-c 16 stream" "$TMP/cold.out"; then
         ok "--cold-mib 16 runs the ping-pong and the exchange with cold data (-c 16), not the stream"
@@ -161,6 +201,11 @@ if calibrate cold --cold-mib 16 --no-factors; then
         fail "--no-factors writes no bmem_factors (and still bcpu)"
     else
         ok "--no-factors writes no bmem_factors (and still bcpu)"
+    fi
+    if ! grep -q '^wakeup_' "$TMP/cold.topo" && ! grep -q 'wakeup here' "$TMP/cold.out"; then
+        ok "--no-wakeup: no wake-up test, none written"
+    else
+        fail "--no-wakeup: no wake-up test, none written"
     fi
 else
     fail "vaced-calibrate --cold-mib 16 on this host"

@@ -77,9 +77,19 @@ vaced_time_t vaced_rndv_data_arrival(int src, uint64_t bytes, vaced_time_t ta)
     vaced_time_t copy = vaced_copy_time(bytes);
     vaced_time_t sent = ta - copy - vaced_target_transfer_time(t, src, vaced_st.rank, bytes);
     vaced_time_t start = vaced_waits_handle_time(&vaced_st.waits, progress_start(), sent);
-    vaced_st.cpu_free = vaced_time_max(start, vaced_st.cpu_free) + busy;
-    /* The receive completes at the handling of ta plus the copy. */
-    return vaced_time_max(ta, vaced_st.cpu_free - copy);
+    /* A CPU still busy with an earlier transfer (its own DATA, in an
+     * exchange) is awake; an idle one wakes up when the data reaches it.
+     * The wake-up is added to the whole, as the calibration's ping-pong
+     * (n c + 3 s/Bmem, c with it) counts it. */
+    vaced_time_t wake = vaced_st.cpu_free < sent
+        ? vaced_wakeup_delay(sent + vaced_target_transfer_time(t, src, vaced_st.rank, 0)) : 0;
+    vaced_st.cpu_free = vaced_time_max(start, vaced_st.cpu_free) + busy + wake;
+    /* The receive completes at the handling of ta plus the copy; the CPU
+     * is busy with the data until then. */
+    vaced_time_t done = vaced_time_max(ta + wake, vaced_st.cpu_free - copy);
+    if (vaced_st.waits.depth > 0 && done > vaced_st.waits.active)
+        vaced_st.waits.active = done;
+    return done;
 }
 
 vaced_time_t vaced_handle_begin(vaced_time_t ta)

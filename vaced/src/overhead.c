@@ -18,16 +18,21 @@ vaced_time_t vaced_recv_overhead(void)
  * while, and its CPU idles (on this VM: halts): measured here, an 8 B
  * message sent within 5 us of the receiver blocking took 10-17 us one way,
  * one sent 10 us or more after it 29-38 us. */
+vaced_time_t vaced_wakeup_delay(vaced_time_t ta)
+{
+    const struct vaced_target *t = vaced_st.target;
+    if (!t || vaced_target_wakeup_latency(t) <= 0)
+        return 0;
+    vaced_time_t since = vaced_waits_idle_since(&vaced_st.waits, ta);
+    return since == VACED_TIME_UNSET ? 0 : vaced_target_wakeup_time(t, ta - since);
+}
+
 vaced_time_t vaced_handle_time(vaced_time_t cur, vaced_time_t ta)
 {
     struct vaced_waits *w = &vaced_st.waits;
     vaced_time_t h = vaced_waits_handle_time(w, cur, ta);
-    const struct vaced_target *t = vaced_st.target;
-    if (h == ta && t && vaced_target_wakeup_latency(t) > 0) {
-        vaced_time_t since = vaced_waits_idle_since(w, ta);
-        if (since != VACED_TIME_UNSET)
-            h = ta + vaced_target_wakeup_time(t, ta - since);
-    }
+    if (h == ta)
+        h += vaced_wakeup_delay(ta);
     if (w->depth > 0 && h > w->active)
         w->active = h;
     return h;

@@ -17,5 +17,8 @@ vaced_time_t vaced_recv_overhead(void);
  * plus the target's wake-up when the message finds the rank asleep in a
  * wait.  Notes the handling as the running wait's latest activity. */
 vaced_time_t vaced_handle_time(vaced_time_t cur, vaced_time_t ta);
+/* The target's wake-up delay of a message reaching this rank at `ta`: 0
+ * unless the rank was then blocked in a wait, idle long enough to sleep. */
+vaced_time_t vaced_wakeup_delay(vaced_time_t ta);
 
 #endif
