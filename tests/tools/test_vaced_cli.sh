@@ -110,12 +110,14 @@ done
 expect "check-target without -n: the whole target" 0 'checked for +1024 ranks \(the whole target\) on 64 nodes' \
     "$VACED" check-target "$ROOT/topo/torus-4x4x4.topo"
 expect "check-target of a file here" 0 '^name +paper-16$' sh -c "cp '$ROOT/topo/paper-16.topo' p16.topo && '$VACED' check-target p16.topo"
-{ cat "$ROOT/topo/paper-16.topo"; printf 'bnet_factors = 4096:1.5 65536:0.8\nbmem_factors = 131072:1.25\nnet_warmup_messages = 8\nbnet_warmup = 0.5 GB/s\nnet_warmup_min = 64 KiB\n'; } >shaped.topo
+{ cat "$ROOT/topo/paper-16.topo"; printf 'bnet_factors = 4096:1.5 65536:0.8\nbmem_factors = 131072:1.25\nwakeup_latency = 10 us\nwakeup_after = 20 us\nwakeup_ramp = 5 us\nnet_warmup_messages = 8\nbnet_warmup = 0.5 GB/s\nnet_warmup_min = 64 KiB\n'; } >shaped.topo
 expect "check-target shows bnet_factors" 0 '^ +65536 B +[0-9.]+ MB/s \(x 0\.8\)$' "$VACED" check-target ./shaped.topo
 check "check-target shows the warm-up in messages and its smallest message" \
     grep -qE 'first 8 messages .* at 500 MB/s' <<<"$out"
 check "check-target shows net_warmup_min" grep -qE 'messages of 65536 B or more only' <<<"$out"
 check "check-target shows bmem_factors" grep -qE '^ +131072 B +[0-9.]+ GB/s \(x 1\.25\)$' <<<"$out"
+check "check-target shows the wake-up" grep -qE 'blocked in a wait for more than 20 us is handled 10 us late' <<<"$out"
+check "check-target shows the wake-up's ramp" grep -qE 'over 5 us \(wakeup_ramp\)' <<<"$out"
 expect "check-target invalid" 1 '^vaced: \./bad\.topo:5: unknown key' "$VACED" check-target ./bad.topo
 expect "check-target not found" 2 "target 'nosuch' not found" "$VACED" check-target nosuch
 expect "check-target -n x" 2 "got 'x'" "$VACED" check-target paper-16 -n x

@@ -159,6 +159,12 @@ int main(int argc, char **argv)
     if (t->net_warmup > 0 && t->net_warmup_min > 0)
         printf("                 counting messages of %llu B or more only (net_warmup_min)\n",
                (unsigned long long) t->net_warmup_min);
+    if (t->wake > 0)
+        printf("wake-up          a message to a rank blocked in a wait for more than %.6g us is handled "
+               "%.6g us late%s (wakeup_latency, wakeup_after)\n", t->wake_after / 1e6, t->wake / 1e6,
+               t->wake_ramp > 0 ? "" : ", at once");
+    if (t->wake > 0 && t->wake_ramp > 0)
+        printf("                 growing linearly to it over %.6g us (wakeup_ramp)\n", t->wake_ramp / 1e6);
     print_factors("bnet", "MB/s", &t->bnet_f, t->bnet / 1e6);
     print_factors("bmem", "GB/s", &t->bmem_f, t->bmem / 1e9);
     printf("eager threshold  %llu B\n", (unsigned long long) t->eager_threshold);
