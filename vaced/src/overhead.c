@@ -1,4 +1,4 @@
-/* Per-message overheads (overhead.h). */
+/* Per-message overheads and the receiver's wake-up (overhead.h). */
 #include "state.h"
 #include "overhead.h"
 
@@ -16,8 +16,8 @@ vaced_time_t vaced_recv_overhead(void)
 
 /* A rank blocked in a wait sleeps in poll() once nothing has come for a
  * while, and its CPU idles (on this VM: halts): measured here, an 8 B
- * message sent within 5 us of the receiver blocking took 10-17 us one way,
- * one sent 10 us or more after it 29-38 us. */
+ * message sent within 4 us of the receiver blocking took 17-20 us one way,
+ * one sent 10 us or more after it 29-34 us. */
 vaced_time_t vaced_wakeup_delay(vaced_time_t ta)
 {
     const struct vaced_target *t = vaced_st.target;

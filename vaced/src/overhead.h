@@ -1,7 +1,9 @@
 /* Per-message software overheads (LogP's o_s and o_r) of the target, from
  * its description's send_overhead and recv_overhead (0 by default: the
- * paper's model, which has none).  events.c and deferred.c charge them;
- * keeping them here keeps that charging to one call per site. */
+ * paper's model, which has none), and the receiver's wake-up
+ * (wakeup_latency, wakeup_after, wakeup_ramp; none by default).  events.c
+ * and deferred.c charge them; keeping them here keeps that charging to one
+ * call per site. */
 #ifndef VACED_OVERHEAD_H
 #define VACED_OVERHEAD_H
 
