@@ -38,6 +38,19 @@ static struct vaced_target *hier(int cores, const char *hierarchy, const char *h
 
 #define US 1000000LL /* ps */
 
+/* base + extra loaded as a 4-rank target; NULL (the error shown) if it fails. */
+static struct vaced_target *load_extra(const char *base, const char *extra)
+{
+    char text[1024];
+    snprintf(text, sizeof text, "%s%s", base, extra);
+    struct vaced_target *t = NULL;
+    if (load_text(text, 4, &t) != 0) {
+        CHECK_EQ_STR(errbuf, "");
+        return NULL;
+    }
+    return t;
+}
+
 /* Two levels: pairs of nodes, groups of 3 pairs, then the rest. */
 static void test_two_levels(void)
 {
@@ -138,11 +151,8 @@ static void test_cpu_time(void)
                        "latency = 1 us\nlatency_per_hop = 1 us\n";
     char text[512];
     struct vaced_target *t = NULL;
-    snprintf(text, sizeof text, "%sbcpu = 2 GB/s\n", base);
-    if (load_text(text, 4, &t) != 0) {
-        CHECK_EQ_STR(errbuf, "");
+    if (!(t = load_extra(base, "bcpu = 2 GB/s\n")))
         return;
-    }
     CHECK_EQ_I64(vaced_target_cpu_time(t, 0, 1, 2000000), 1000 * US);   /* 2 MB at 2 GB/s */
     CHECK_EQ_I64(vaced_target_cpu_time(t, 3, 2, 2000), 1 * US);
     CHECK_EQ_I64(vaced_target_cpu_time(t, 1, 2, 2000000), 0);           /* across nodes */
@@ -215,13 +225,9 @@ static void test_warmup_time(void)
     const char *base = "name = w\ncores = 4\ncores_per_node = 2\ntopology = hierarchy\n"
                        "hierarchy =\nhops = 0 1\nbmem = 4 GB/s\nbnet = 1 GB/s\n"
                        "latency = 1 us\nlatency_per_hop = 1 us\n";
-    char text[512];
     struct vaced_target *t = NULL;
-    snprintf(text, sizeof text, "%snet_warmup_messages = 3\nbnet_warmup = 0.5 GB/s\n", base);
-    if (load_text(text, 4, &t) != 0) {
-        CHECK_EQ_STR(errbuf, "");
+    if (!(t = load_extra(base, "net_warmup_messages = 3\nbnet_warmup = 0.5 GB/s\n")))
         return;
-    }
     CHECK_EQ_I64(vaced_target_net_warmup(t), 3);
     /* 2 MB at 0.5 GB/s: 4 ms instead of 2 ms, for the first 3 messages */
     CHECK_EQ_I64(vaced_target_warmup_time(t, 1, 2, 0, 2000000), 2000 * US);
@@ -283,13 +289,9 @@ static void test_size_factors(void)
     const char *base = "name = f\ncores = 4\ncores_per_node = 2\ntopology = hierarchy\n"
                        "hierarchy =\nhops = 0 1\nbmem = 4 GB/s\nbnet = 1 GB/s\n"
                        "latency = 1 us\nlatency_per_hop = 1 ps\ninjection_queue = yes\n";
-    char text[640];
     struct vaced_target *t = NULL;
-    snprintf(text, sizeof text, "%sbnet_factors = 4096:2 16384:0.5  1048576:1\n", base);
-    if (load_text(text, 4, &t) != 0) {
-        CHECK_EQ_STR(errbuf, "");
+    if (!(t = load_extra(base, "bnet_factors = 4096:2 16384:0.5  1048576:1\n")))
         return;
-    }
     CHECK(vaced_target_bnet_factor(t, 100) == 2.0);          /* below the first point */
     CHECK(vaced_target_bnet_factor(t, 4096) == 2.0);
     CHECK(fabs(vaced_target_bnet_factor(t, 8192) - 1.25) < 1e-12); /* half way in log2 */
@@ -322,13 +324,9 @@ static void test_bmem_factors(void)
     const char *base = "name = f\ncores = 4\ncores_per_node = 2\ntopology = hierarchy\n"
                        "hierarchy =\nhops = 0 1\nbmem = 4 GB/s\nbnet = 1 GB/s\n"
                        "latency = 1 us\nlatency_per_hop = 1 ps\nlatency_same_node = 2 us\n";
-    char text[640];
     struct vaced_target *t = NULL;
-    snprintf(text, sizeof text, "%sbmem_factors = 65536:2 1048576:0.5\n", base);
-    if (load_text(text, 4, &t) != 0) {
-        CHECK_EQ_STR(errbuf, "");
+    if (!(t = load_extra(base, "bmem_factors = 65536:2 1048576:0.5\n")))
         return;
-    }
     CHECK(vaced_target_bmem_factor(t, 8) == 2.0);
     CHECK(fabs(vaced_target_bmem_factor(t, 262144) - 1.25) < 1e-12); /* half way in log2 */
     CHECK(vaced_target_bmem_factor(t, 1 << 30) == 0.5);
@@ -355,25 +353,18 @@ static void test_wakeup(void)
     const char *base = "name = f\ncores = 4\ncores_per_node = 2\ntopology = hierarchy\n"
                        "hierarchy =\nhops = 0 1\nbmem = 4 GB/s\nbnet = 1 GB/s\n"
                        "latency = 1 us\nlatency_per_hop = 1 ps\n";
-    char text[640];
     struct vaced_target *t = NULL;
     CHECK_EQ_I64(load_text(base, 4, &t), 0);
     CHECK_EQ_I64(vaced_target_wakeup_time(t, 1000 * US), 0);      /* the paper's model: none */
     vaced_target_free(t);
-    snprintf(text, sizeof text, "%swakeup_latency = 10 us\nwakeup_after = 20 us\n", base);
-    if (load_text(text, 4, &t) != 0) {
-        CHECK_EQ_STR(errbuf, "");
+    if (!(t = load_extra(base, "wakeup_latency = 10 us\nwakeup_after = 20 us\n")))
         return;
-    }
     CHECK_EQ_I64(vaced_target_wakeup_time(t, 20 * US), 0);        /* not longer than wakeup_after */
     CHECK_EQ_I64(vaced_target_wakeup_time(t, 20 * US + 1), 10 * US);
     CHECK_EQ_I64(vaced_target_wakeup_time(t, -5 * US), 0);
     vaced_target_free(t);
-    snprintf(text, sizeof text, "%swakeup_latency = 10 us\nwakeup_after = 20 us\nwakeup_ramp = 4 us\n", base);
-    if (load_text(text, 4, &t) != 0) {
-        CHECK_EQ_STR(errbuf, "");
+    if (!(t = load_extra(base, "wakeup_latency = 10 us\nwakeup_after = 20 us\nwakeup_ramp = 4 us\n")))
         return;
-    }
     CHECK_EQ_I64(vaced_target_wakeup_time(t, 20 * US), 0);
     CHECK_EQ_I64(vaced_target_wakeup_time(t, 21 * US), 2500000);    /* a quarter of the ramp */
     CHECK_EQ_I64(vaced_target_wakeup_time(t, 22 * US), 5 * US);
