@@ -70,6 +70,7 @@ else
     echo "FAIL: unit tests do not build" | tee -a "$failures"
     failed=$((failed + 1))
 fi
+suite "unit: vaced-calibrate's fits" python3 "$ROOT/tests/tools/test_calibrate_fits.py" "$ROOT"
 
 if [ "${1:-all}" != unit ]; then
     echo "== ./build.sh"
