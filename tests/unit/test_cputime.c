@@ -460,7 +460,10 @@ static void test_rseq_windows(void)
      * a time, in the middle of segments: its time must not pile up. */
     /* The measuring brackets' own excess is measured alongside and taken
      * off; the hypervisor's steal lands in either clock's segments at
-     * random: up to three tries. */
+     * random: up to three tries.  Within 5 %: the two clocks book each
+     * preemption's cost in different segments, which came to +2.4 to
+     * +2.7 % in all three tries of one CI dry run (1.4 % usually); piled-up
+     * preemptions would add the ticker's share of the wall, about 70 %. */
     int64_t wall = 0, brackets = 0;
     for (int try = 0; try < 3; try++) {
         spin_stop = 0;
@@ -474,11 +477,11 @@ static void test_rseq_windows(void)
         printf("  rseq sharing a CPU: %.3f ms vs thread clock %.3f ms in %.3f ms wall, %d of 2000"
                " segments apart; the brackets add %.3f ms\n", src / 1e6, ref / 1e6, wall / 1e6, off,
                brackets / 1e6);
-        if (llabs(src - brackets - ref) <= ref / 50)
+        if (llabs(src - brackets - ref) <= ref / 20)
             break;
     }
     CHECK(wall > ref * 11 / 10); /* the ticker did take turns */
-    CHECK_NEAR_I64(src - brackets, ref, ref / 50);
+    CHECK_NEAR_I64(src - brackets, ref, ref / 20);
     /* Not checked per segment here: about 4 % of segments come out more
      * than 3 us apart with the guard and 6 % without it (measured), as the
      * two clocks book the cost of each preemption in different segments;
