@@ -463,7 +463,7 @@ static void test_rseq_windows(void)
      * random: up to three tries.  Within 5 %: the two clocks book each
      * preemption's cost in different segments, which came to +2.4 to
      * +2.7 % in all three tries of one CI dry run (1.4 % usually); piled-up
-     * preemptions would add the ticker's share of the wall, about 70 %. */
+     * preemptions would add the ticker's share of the wall, 70-80 %. */
     int64_t wall = 0, brackets = 0;
     for (int try = 0; try < 3; try++) {
         spin_stop = 0;
