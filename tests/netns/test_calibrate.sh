@@ -49,19 +49,8 @@ SIZES=0,8,16,32,262144,1048576,4194304
 SIZES2=0,8,16,32,262144,1048576
 BATCHES2=(--batch-time 0.005 --batches 60)
 SMALL_MAX=32
-passed=0
-failed=0
-ok() { echo "ok   $1"; passed=$((passed + 1)); }
-fail() { echo "FAIL $1"; failed=$((failed + 1)); }
-check() {
-    local name=$1
-    shift
-    if "$@"; then ok "$name"; else fail "$name"; fi
-}
-finish() {
-    echo "$passed passed, $failed failed"
-    [ "$failed" -eq 0 ]
-}
+# shellcheck source=../tools/check.sh
+source "$ROOT/tests/tools/check.sh"
 if [ "$(id -u)" -ne 0 ]; then
     fail "needs root (network namespaces)"
     finish
@@ -70,8 +59,6 @@ for f in "$ROOT/install/vanilla/bin/mpicc" "$ROOT/install/vaced/bin/mpicc"; do
     [ -x "$f" ] || { fail "$f missing: run ./build.sh"; finish; }
 done
 
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
 mkdir -p "$BIN"
 for src in tests/mpi/pingpong.c vaced/tools/vaced-calib-bench.c; do
     exe=$BIN/$(basename "$src" .c)
@@ -189,7 +176,7 @@ one_distance() {
     local st=0 v s attempt
     netns_setup 2 "${RATE_MBIT}mbit"
     netns_hostfile "$TMP/hosts" 1
-    check "tbf shapes both directions of both links" test "$( (netns_exec 0 tc qdisc show dev "$NETNS_IFACE";
+    check_run "tbf shapes both directions of both links" test "$( (netns_exec 0 tc qdisc show dev "$NETNS_IFACE";
         netns_exec 1 tc qdisc show dev "$NETNS_IFACE"; tc qdisc show dev vaced-h0-br; tc qdisc show dev vaced-h1-br) |
         grep -c "tbf .*rate ${RATE_MBIT}Mbit")" -eq 4
 
@@ -265,7 +252,7 @@ PY
     done
     ok "vaced-calibrate across 2 hosts"
     verdicts "$v"
-    check "the report says lh was not fitted" grep -q "lh: NOT FITTED" "$TMP/netns-500mbit.out"
+    check_run "the report says lh was not fitted" grep -q "lh: NOT FITTED" "$TMP/netns-500mbit.out"
     expect "the written target loads (vaced check-target)" 0 'netns-500mbit' \
         "$ROOT/vaced/tools/vaced" check-target "$TMP/netns-500mbit.topo" -n 2
 
@@ -306,7 +293,7 @@ PY
 
     # a window of messages takes turns on the link (injection_queue): VACED's
     # stream on the written target moves at the measured streaming bandwidth
-    check "across hosts the file says injection_queue = yes" grep -q '^injection_queue = yes$' "$TMP/netns-500mbit.topo"
+    check_run "across hosts the file says injection_queue = yes" grep -q '^injection_queue = yes$' "$TMP/netns-500mbit.topo"
     local pred meas
     pred=$(VACED_TARGET=$TMP/netns-500mbit.topo VACED_QUIET=all "$ROOT/install/vaced/bin/mpiexec" -n 2 \
            "$BIN/vaced-calib-bench" -b 3 stream 1048576 2>&1 | grep -oE 'max_Bps=[0-9.e+-]+' | cut -d= -f2) || true
@@ -365,7 +352,7 @@ two_distances() {
     local st=0 v rx i attempt
     netns_setup_segments "2 1" "${RATE_MBIT}mbit"
     netns_hostfile "$TMP/hosts" 1
-    check "routed setup: h0 reaches h2 via the router, h1 directly" \
+    check_run "routed setup: h0 reaches h2 via the router, h1 directly" \
         test "$(netns_exec 0 ip route get "$(netns_addr 2)" | grep -c ' via ') $(netns_exec 0 ip route get "$(netns_addr 1)" | grep -c ' via ' || true)" = "1 0"
     # the TTL of datagrams arriving at h0: 64 from h1, 63 from h2 (one
     # forwarding step more)
@@ -387,7 +374,7 @@ print(" ".join(f"{a}={t}" for a, t in sorted(out.items())))' "$(netns_addr 0)" >
 socket.socket(socket.AF_INET, socket.SOCK_DGRAM).sendto(b"x", (sys.argv[1], 47123))' "$(netns_addr 0)" || true
     done
     wait "$rx" || true
-    check "IP TTL at h0: 64 from h1, 63 from h2 (got: $(head -c 200 "$TMP/ttl"))" \
+    check_run "IP TTL at h0: 64 from h1, 63 from h2 (got: $(head -c 200 "$TMP/ttl"))" \
         test "$(cat "$TMP/ttl")" = "$(netns_addr 1)=64 $(netns_addr 2)=63"
 
     for attempt in 1 2 3; do
@@ -456,6 +443,6 @@ one_distance
 two_distances
 
 netns_cleanup
-check "cleanup removes the hosts, the router and the bridges" \
+check_run "cleanup removes the hosts, the router and the bridges" \
     test -z "$(ip netns list | grep -E '^vaced-h([0-9]+|r)( |$)' || true)$(ip -o link show | grep -E '^[0-9]+: vaced-h' || true)"
 finish

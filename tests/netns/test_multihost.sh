@@ -18,19 +18,8 @@ VACED_BIN=$ROOT/install/vaced/bin
 LAUNCHER=$ROOT/vaced/tools/netns-launcher
 SLOW=$ROOT/tests/mpi/slow-net.topo
 TOL=0.02
-passed=0
-failed=0
-ok() { echo "ok   $1"; passed=$((passed + 1)); }
-fail() { echo "FAIL $1"; failed=$((failed + 1)); }
-check() {
-    local name=$1
-    shift
-    if "$@"; then ok "$name"; else fail "$name"; fi
-}
-finish() {
-    echo "$passed passed, $failed failed"
-    [ "$failed" -eq 0 ]
-}
+# shellcheck source=../tools/check.sh
+source "$ROOT/tests/tools/check.sh"
 
 if [ "$(id -u)" -ne 0 ]; then
     fail "needs root (network namespaces)"
@@ -40,8 +29,6 @@ for f in "$VACED_BIN/mpicc" "$VACED_BIN/mpiexec"; do
     [ -x "$f" ] || { fail "$f missing: run ./build.sh"; finish; }
 done
 
-TMP=$(mktemp -d)
-trap 'rm -rf "$TMP"' EXIT
 mkdir -p "$BIN"
 for p in ring collectives; do
     if [ ! -x "$BIN/$p" ] || [ "$ROOT/tests/mpi/$p.c" -nt "$BIN/$p" ] || [ "$VACED_BIN/mpicc" -nt "$BIN/$p" ]; then
@@ -81,20 +68,20 @@ child() { env --default-signal=INT bash -c "set -euo pipefail; source '$HERE/lib
 
 st=0
 child 'netns_setup 2; false' >/dev/null 2>&1 || st=$?
-check "a failing script (set -e) leaves no namespace or link" test "$st" -ne 0 -a "$(nsleft)" -eq 0 -a "$(linksleft)" -eq 0
+check_run "a failing script (set -e) leaves no namespace or link" test "$st" -ne 0 -a "$(nsleft)" -eq 0 -a "$(linksleft)" -eq 0
 st=0
 child 'netns_setup 2; kill -TERM $$; sleep 5' >/dev/null 2>&1 || st=$?
-check "SIGTERM: namespaces removed, status 143" test "$st" -eq 143 -a "$(nsleft)" -eq 0 -a "$(linksleft)" -eq 0
+check_run "SIGTERM: namespaces removed, status 143" test "$st" -eq 143 -a "$(nsleft)" -eq 0 -a "$(linksleft)" -eq 0
 st=0
 child 'netns_setup 2; kill -INT $$; sleep 5' >/dev/null 2>&1 || st=$?
-check "SIGINT: namespaces removed, status 130" test "$st" -eq 130 -a "$(nsleft)" -eq 0 -a "$(linksleft)" -eq 0
+check_run "SIGINT: namespaces removed, status 130" test "$st" -eq 130 -a "$(nsleft)" -eq 0 -a "$(linksleft)" -eq 0
 # SIGKILL cannot be trapped: the hosts stay, with a process inside, until
 # the next setup removes them
 child "netns_setup 2; ip netns exec vaced-h1 sleep 300 & echo \$! >'$TMP/orphan'; sleep 0.5; kill -KILL \$\$" >/dev/null 2>&1 || true
 orphan=$(cat "$TMP/orphan")
-check "SIGKILL leaves the hosts and a process inside (as expected)" test "$(nsleft)" -eq 2 -a -n "$orphan"
+check_run "SIGKILL leaves the hosts and a process inside (as expected)" test "$(nsleft)" -eq 2 -a -n "$orphan"
 child 'netns_setup 1; true' >/dev/null 2>&1 || true
-check "the next setup removes the leftovers and ends the process inside" \
+check_run "the next setup removes the leftovers and ends the process inside" \
     test "$(nsleft)" -eq 0 -a "$(linksleft)" -eq 0 -a -n "$orphan" -a "$(running "$orphan")" = no
 
 # --- 2. three hosts, 4 ranks each ----------------------------------------
@@ -104,27 +91,27 @@ netns_setup 3
 # the shipped example hostfile, which must name exactly these hosts
 HOSTS=$ROOT/hostfiles/netns-3.txt
 netns_hostfile "$TMP/hosts" 4
-check "hostfiles/netns-3.txt lists the three hosts, 4 cores each" \
+check_run "hostfiles/netns-3.txt lists the three hosts, 4 cores each" \
     test "$(grep -v '^#' "$HOSTS")" = "$(cat "$TMP/hosts")"
-check "three hosts up: namespaces, bridge ports" test "$(nsleft)" -eq 3 -a "$(linksleft)" -eq 4
+check_run "three hosts up: namespaces, bridge ports" test "$(nsleft)" -eq 3 -a "$(linksleft)" -eq 4
 unset MPICH_INTERFACE_HOSTNAME || true
 
 # the launcher's contract: ssh options skipped, host by name or IP, user@
 # dropped, the command run by sh -c in the namespace with its address
 probe='echo "$MPICH_INTERFACE_HOSTNAME $(ip -o -4 addr show vnet0 | awk "{print \$4}")"'
 a1=$(netns_addr 1)
-check "launcher: -x HOST CMD runs CMD in HOST's namespace with its address" \
+check_run "launcher: -x HOST CMD runs CMD in HOST's namespace with its address" \
     test "$("$LAUNCHER" -x vaced-h1 "$probe" 2>&1)" = "$a1 $a1/24"
-check "launcher: ssh options with values (separate, attached, combined) are skipped" \
+check_run "launcher: ssh options with values (separate, attached, combined) are skipped" \
     test "$("$LAUNCHER" -o BatchMode=yes -p 22 -oStrictHostKeyChecking=no -xTl root -- root@vaced-h2 "$probe" 2>&1)" = "$(netns_addr 2) $(netns_addr 2)/24"
-check "launcher: a host given by IP address" test "$("$LAUNCHER" -x "$a1" "$probe" 2>&1)" = "$a1 $a1/24"
-check "launcher: words are joined for sh -c, as ssh does" test "$("$LAUNCHER" vaced-h0 echo '"a  b"' c)" = "a  b c"
+check_run "launcher: a host given by IP address" test "$("$LAUNCHER" -x "$a1" "$probe" 2>&1)" = "$a1 $a1/24"
+check_run "launcher: words are joined for sh -c, as ssh does" test "$("$LAUNCHER" vaced-h0 echo '"a  b"' c)" = "a  b c"
 st=0
 "$LAUNCHER" -x nosuchhost true 2>/dev/null || st=$?
-check "launcher: an unknown host exits 255, as ssh does" test "$st" -eq 255
+check_run "launcher: an unknown host exits 255, as ssh does" test "$st" -eq 255
 st=0
 "$LAUNCHER" vaced-h0 'exit 7' || st=$?
-check "launcher: the command's exit status is passed on" test "$st" -eq 7
+check_run "launcher: the command's exit status is passed on" test "$st" -eq 7
 
 # mpiexec runs in host 0 (the bridge has no address in the root namespace)
 multi() {
@@ -140,7 +127,7 @@ for r in $(seq 0 11); do
     want+="place $r $a $a/24"$'\n'
 done
 got=$(grep '^place ' <<<"$out" | sort -k2,2n)
-check "12 ranks placed 4 per host, each advertising its host's address" test "$got" = "${want%$'\n'}"
+check_run "12 ranks placed 4 per host, each advertising its host's address" test "$got" = "${want%$'\n'}"
 [ "$got" = "${want%$'\n'}" ] || sed 's/^/    | /' <<<"$out" | head -n 20
 
 # run_pair NAME ARGS...: the same 12-rank job across the hosts and on this
@@ -195,7 +182,7 @@ fi
 unset VACED_TARGET
 # the target passed with -genv instead of the environment
 if run_pair "collectives" -genv VACED_TARGET "$SLOW" "$BIN/collectives" 1024 5; then
-    check "collectives 12 ranks across 3 hosts: results right" grep -q 'result=ok' <<<"$out_m"
+    check_run "collectives 12 ranks across 3 hosts: results right" grep -q 'result=ok' <<<"$out_m"
     # these times include computation, which host load only lengthens: a
     # pair with any figure apart runs once more, and each figure keeps the
     # smaller of its two values on each side
@@ -232,5 +219,5 @@ else
 fi
 
 netns_cleanup
-check "cleanup removes the hosts and the bridge" test "$(nsleft)" -eq 0 -a "$(linksleft)" -eq 0
+check_run "cleanup removes the hosts and the bridge" test "$(nsleft)" -eq 0 -a "$(linksleft)" -eq 0
 finish

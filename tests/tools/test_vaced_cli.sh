@@ -31,14 +31,6 @@ expect() {
     return 0
 }
 
-# check NAME CONDITION-COMMAND...: a plain assertion (here a command, in
-# place of check.sh's eval'd expression).
-check() {
-    local name=$1
-    shift
-    if "$@"; then ok "$name"; else fail "$name"; fi
-}
-
 # A JSON field of FILE (python3 expression on d, the loaded object).
 jq_py() { python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print($2)" "$1"; }
 
@@ -47,7 +39,7 @@ expect "no arguments: usage, status 2" 2 '^usage: vaced run' "$VACED"
 expect "vaced --help" 0 'check-target' "$VACED" --help
 expect "vaced run --help" 0 'Examples:' "$VACED" run --help
 for opt in -n --target --host-cores --hostfile --json --trace --vanilla-time --vanilla --quiet --progress; do
-    check "run --help explains $opt" grep -qE -- "^  $opt( |,|$)" <<<"$out"
+    check_run "run --help explains $opt" grep -qE -- "^  $opt( |,|$)" <<<"$out"
 done
 expect "vaced check-target --help" 0 'usage: vaced check-target T' "$VACED" check-target --help
 expect "vaced calibrate --help is vaced-calibrate's" 0 '^usage: vaced-calibrate' "$VACED" calibrate --help
@@ -89,7 +81,7 @@ expect "invalid target: file:line: reason" 1 '^vaced: \./bad\.topo:5: unknown ke
     "$VACED" run -n 2 --target ./bad.topo -- ./marker.sh
 expect "target smaller than the job" 1 'paper-16\.topo:[0-9]+: the target has 16 cores, fewer than the job.s 17 ranks' \
     "$VACED" run -n 17 --target paper-16 -- ./marker.sh
-check "nothing was launched by the failing commands" test ! -e "$TMP/launched"
+check_run "nothing was launched by the failing commands" test ! -e "$TMP/launched"
 
 # --- mpiexec missing: a copy of the tool in a tree without install/ --------
 "$VACED" check-target paper-16 >/dev/null     # builds the checker if needed
@@ -105,19 +97,19 @@ expect "mpiexec missing: run ./build.sh" 1 'install/vaced/bin/mpiexec is missing
 expect "check-target paper-1024 -n 1024" 0 'hierarchy = 16' "$VACED" check-target paper-1024 -n 1024
 for want in '^name +paper-1024$' '^cores +1024 \(12 per node, 86 nodes\)$' '^topology +hierarchy$' \
             '^ +3 hops +88080 pairs$' '^bnet +4\.16 GB/s$' '^latency +l\(h\) = 15 us \+ h x 0\.6 us$'; do
-    check "check-target prints /$want/" grep -qE -- "$want" <<<"$out"
+    check_run "check-target prints /$want/" grep -qE -- "$want" <<<"$out"
 done
 expect "check-target without -n: the whole target" 0 'checked for +1024 ranks \(the whole target\) on 64 nodes' \
     "$VACED" check-target "$ROOT/topo/torus-4x4x4.topo"
 expect "check-target of a file here" 0 '^name +paper-16$' sh -c "cp '$ROOT/topo/paper-16.topo' p16.topo && '$VACED' check-target p16.topo"
 { cat "$ROOT/topo/paper-16.topo"; printf 'bnet_factors = 4096:1.5 65536:0.8\nbmem_factors = 131072:1.25\nwakeup_latency = 10 us\nwakeup_after = 20 us\nwakeup_ramp = 5 us\nnet_warmup_messages = 8\nbnet_warmup = 0.5 GB/s\nnet_warmup_min = 64 KiB\n'; } >shaped.topo
 expect "check-target shows bnet_factors" 0 '^ +65536 B +[0-9.]+ MB/s \(x 0\.8\)$' "$VACED" check-target ./shaped.topo
-check "check-target shows the warm-up in messages and its smallest message" \
+check_run "check-target shows the warm-up in messages and its smallest message" \
     grep -qE 'first 8 messages .* at 500 MB/s' <<<"$out"
-check "check-target shows net_warmup_min" grep -qE 'messages of 65536 B or more only' <<<"$out"
-check "check-target shows bmem_factors" grep -qE '^ +131072 B +[0-9.]+ GB/s \(x 1\.25\)$' <<<"$out"
-check "check-target shows the wake-up" grep -qE 'blocked in a wait for more than 20 us is handled 10 us late' <<<"$out"
-check "check-target shows the wake-up's ramp" grep -qE 'over 5 us \(wakeup_ramp\)' <<<"$out"
+check_run "check-target shows net_warmup_min" grep -qE 'messages of 65536 B or more only' <<<"$out"
+check_run "check-target shows bmem_factors" grep -qE '^ +131072 B +[0-9.]+ GB/s \(x 1\.25\)$' <<<"$out"
+check_run "check-target shows the wake-up" grep -qE 'blocked in a wait for more than 20 us is handled 10 us late' <<<"$out"
+check_run "check-target shows the wake-up's ramp" grep -qE 'over 5 us \(wakeup_ramp\)' <<<"$out"
 expect "check-target invalid" 1 '^vaced: \./bad\.topo:5: unknown key' "$VACED" check-target ./bad.topo
 expect "check-target not found" 2 "target 'nosuch' not found" "$VACED" check-target nosuch
 expect "check-target -n x" 2 "got 'x'" "$VACED" check-target paper-16 -n x
@@ -142,17 +134,17 @@ fi
 # 1. Plain run: the summary's prediction is the JSON's and the library's.
 st=0
 "$VACED" run -n 2 --target paper-16 --json run1.json -- "$BIN/pingpong" 1000 50 >run1.out 2>run1.err || st=$?
-check "run: exit status 0" test "$st" -eq 0
-check "run: the program's output passes through" grep -q '^pingpong bytes=1000 iters=50' run1.out
-check "run: both rank lines shown" test "$(grep -c '^vaced: rank [01] of 2: predicted' run1.out)" -eq 2
+check_run "run: exit status 0" test "$st" -eq 0
+check_run "run: the program's output passes through" grep -q '^pingpong bytes=1000 iters=50' run1.out
+check_run "run: both rank lines shown" test "$(grep -c '^vaced: rank [01] of 2: predicted' run1.out)" -eq 2
 summary=$(sed -nE 's/^prediction +([0-9.]+) s$/\1/p' run1.out)
 library=$(sed -nE 's/^vaced: prediction ([0-9.]+) s on target paper-16 .*/\1/p' run1.out)
 json=$(jq_py run1.json '"%.9f" % d["prediction_s"]')
-check "run: summary prediction ($summary) = library rank-0 line ($library)" test -n "$summary" -a "$summary" = "$library"
-check "run: summary prediction = JSON prediction_s ($json)" test "$summary" = "$json"
-check "run: summary has target, ranks, split, min/mean/max, wall time" \
+check_run "run: summary prediction ($summary) = library rank-0 line ($library)" test -n "$summary" -a "$summary" = "$library"
+check_run "run: summary prediction = JSON prediction_s ($json)" test "$summary" = "$json"
+check_run "run: summary has target, ranks, split, min/mean/max, wall time" \
     grep -qzE 'target +paper-16 .*ranks +2.*slowest rank +[01]: compute .* %\), communication .*min +mean +max.*host wall time +[0-9.]+ s' run1.out
-check "run: JSON keeps the library's fields and adds the run's" \
+check_run "run: JSON keeps the library's fields and adds the run's" \
     test "$(jq_py run1.json 'd["ranks"], len(d["per_rank"]), d["target"], d["command"][1:], d["host_cores"], d["slowdown"], d["host_wall_s"] > 0')" \
     = "2 2 paper-16 ['1000', '50'] None None True"
 
@@ -160,22 +152,22 @@ check "run: JSON keeps the library's fields and adds the run's" \
 st=0
 "$VACED" run -n 2 --target "$ROOT/topo/paper-16.topo" --host-cores 1 --quiet --progress --vanilla-time 0.5 \
     --json run2.json -- "$BIN/cpuloop" 150000000 >run2.out 2>run2.err || st=$?
-check "quiet run: exit status 0" test "$st" -eq 0
-check "quiet run: no rank lines" test "$(grep -c '^vaced: rank' run2.out || true)" -eq 0
-check "quiet run: the library's prediction line stays" grep -q '^vaced: prediction ' run2.out
-check "quiet run: progress lines on stderr" grep -qE '^vaced: [0-2]/2 ranks finished, [0-9]+ s elapsed$' run2.err
-check "quiet run: ran on 1 host core" grep -qE '^host wall time +[0-9.]+ s \(1 host core, taskset -c 0-0\)$' run2.out
-check "quiet run: slowdown = wall / 0.5" \
+check_run "quiet run: exit status 0" test "$st" -eq 0
+check_run "quiet run: no rank lines" test "$(grep -c '^vaced: rank' run2.out || true)" -eq 0
+check_run "quiet run: the library's prediction line stays" grep -q '^vaced: prediction ' run2.out
+check_run "quiet run: progress lines on stderr" grep -qE '^vaced: [0-2]/2 ranks finished, [0-9]+ s elapsed$' run2.err
+check_run "quiet run: ran on 1 host core" grep -qE '^host wall time +[0-9.]+ s \(1 host core, taskset -c 0-0\)$' run2.out
+check_run "quiet run: slowdown = wall / 0.5" \
     test "$(jq_py run2.json 'abs(d["slowdown"] - d["host_wall_s"] / 0.5) < 1e-4 and d["host_cores"] == 1')" = True
-check "quiet run: slowdown row" grep -qE '^slowdown +[0-9.]+ \(host wall time / vanilla 0\.500 s, given\)$' run2.out
+check_run "quiet run: slowdown row" grep -qE '^slowdown +[0-9.]+ \(host wall time / vanilla 0\.500 s, given\)$' run2.out
 
 # 2b. --trace: the directory is made, one timeline per rank ending at the rank's prediction.
 st=0
 "$VACED" run -n 2 --target paper-16 --trace tr/sub --json run3.json -- "$BIN/pingpong" 1000 50 >run3.out 2>run3.err || st=$?
-check "trace run: exit status 0" test "$st" -eq 0
-check "trace run: the summary names the files" grep -qE "^trace +$TMP/tr/sub/vaced-trace.R.csv, R = 0..1$" run3.out
+check_run "trace run: exit status 0" test "$st" -eq 0
+check_run "trace run: the summary names the files" grep -qE "^trace +$TMP/tr/sub/vaced-trace.R.csv, R = 0..1$" run3.out
 for r in 0 1; do
-    check "trace run: rank $r's timeline ends at its prediction" \
+    check_run "trace run: rank $r's timeline ends at its prediction" \
         test "$(python3 -c 'import json,sys
 d = json.load(open(sys.argv[1])); r = int(sys.argv[2])
 lines = open(sys.argv[3]).read().split()
@@ -191,11 +183,11 @@ cp "$ROOT/topo/paper-16.topo" p16.topo
 echo "localhost:2" >hosts
 expect "run with --vanilla and --hostfile" 0 '^slowdown +[0-9.]+ \(host wall time / vanilla [0-9.]+ s, measured\)$' \
     "$VACED" run -n 2 --target p16.topo --hostfile hosts --vanilla --quiet -- "$BIN/pingpong" 1000 50
-check "the vanilla run printed nothing of its own" test "$(grep -c '^pingpong bytes' <<<"$out")" -eq 1
+check_run "the vanilla run printed nothing of its own" test "$(grep -c '^pingpong bytes' <<<"$out")" -eq 1
 
 # 4. The program's own non-zero status comes back, after the summary.
 expect "program exit status 3 is propagated" 3 'the program exited with status 3' "$VACED" run -n 2 --target paper-16 -- "$BIN/exit3"
-check "... and the summary is still printed" grep -qE '^prediction +[0-9.]+ s$' <<<"$out"
+check_run "... and the summary is still printed" grep -qE '^prediction +[0-9.]+ s$' <<<"$out"
 expect "a program failing before MPI: its status, no summary" 4 'rank 0 reported no prediction' \
     "$VACED" run -n 2 --target paper-16 -- sh -c 'exit 4'
 
