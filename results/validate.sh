@@ -41,7 +41,8 @@ of them alike):
 Under VACED an app's MPI_Wtime is target time, so its TIME= line is the
 prediction of the real run's TIME= line; the rank-0 "vaced: prediction" line
 (whole program, MPI_Init to MPI_Finalize) is recorded too.
-RE = median predicted TIME / median real TIME - 1 (the paper's definition);
+RE = predicted TIME / real TIME - 1, of the minima of the repetitions
+(--estimator; the medians' RE is reported beside it);
 slowdown = median VACED host wall time / median vanilla wall time with the
 same host cores (vaced-1core / real-1core, vaced-2core / real,
 netns-vaced-1core / real-1core).
@@ -596,6 +597,7 @@ fi
     echo "binaries=one file per app for real and VACED runs, copied afresh every repetition, libmpi by LD_LIBRARY_PATH (results/lib/apps.sh)"
     echo "rt=$([[ $RT == 1 ]] && echo "chrt -r 1, gap $RT_GAP s" || echo no)"
     echo "steal=runs with more than $MAX_STEAL CPUs of steal time rerun, up to $STEAL_RETRIES times; $STEAL_RERUNS reruns"
+    echo "elapsed_s=$SECONDS"
 } > "$OUT/validation.$RUN_ID.meta"
 cleanup
 report

@@ -71,6 +71,7 @@ else
     failed=$((failed + 1))
 fi
 suite "unit: vaced-calibrate's fits" python3 "$ROOT/tests/tools/test_calibrate_fits.py" "$ROOT"
+suite "unit: the validation report's arithmetic" python3 "$ROOT/tests/tools/test_report.py" "$ROOT"
 
 if [ "${1:-all}" != unit ]; then
     echo "== ./build.sh"

@@ -139,19 +139,23 @@ def re_cell(v):
     return f"{re * 100:+.1f} % ({lo * 100:+.0f}…{hi * 100:+.0f}; {OTHER[ESTIMATOR]} {other * 100:+.0f}){mark}"
 
 
+def mean_abs(v):
+    return sum(abs(x) for x in v) / len(v)
+
+
+def within(v):
+    """How many of the REs v are within the 10 % target."""
+    return sum(abs(x) <= 0.10 for x in v)
+
+
 def summary_line(label, values):
     v = [x[0] for x in values if x is not None]
     if not v:
         return None
-    mean_abs = sum(abs(x) for x in v) / len(v)
-    worst = max(v, key=abs)
-    within = sum(abs(x) <= 0.10 for x in v)
-    ok = "meets" if mean_abs <= 0.05 and within == len(v) else "misses"
+    ok = "meets" if mean_abs(v) <= 0.05 and within(v) == len(v) else "misses"
     o = [x[3] for x in values if x is not None]
-    o_mean = sum(abs(x) for x in o) / len(o)
-    o_within = sum(abs(x) <= 0.10 for x in o)
-    return (f"| {label} | {len(v)} | {mean_abs * 100:.1f} % | {worst * 100:+.1f} % | "
-            f"{within}/{len(v)} | {ok} | {o_mean * 100:.1f} %, {o_within}/{len(o)} |")
+    return (f"| {label} | {len(v)} | {mean_abs(v) * 100:.1f} % | {max(v, key=abs) * 100:+.1f} % | "
+            f"{within(v)}/{len(v)} | {ok} | {mean_abs(o) * 100:.1f} %, {within(o)}/{len(o)} |")
 
 
 def main():
@@ -305,8 +309,8 @@ def main():
             if odd and even:
                 vals.append(est(odd) / est(even) - 1)
         if vals:
-            floor.append(f"{cfg} {sum(abs(x) for x in vals) / len(vals) * 100:.1f} % "
-                         f"({sum(abs(x) <= 0.10 for x in vals)}/{len(vals)} within 10 %)")
+            floor.append(f"{cfg} {mean_abs(vals) * 100:.1f} % "
+                         f"({within(vals)}/{len(vals)} within 10 %)")
     if floor:
         md.append("")
         md.append("Noise floor: the same comparison between a configuration's odd and even "
@@ -376,9 +380,19 @@ def main():
     rd.append("")
     for label, vals in (("VACED on 1 core", re1), ("VACED on 2 cores", re2), ("netns target", ren)):
         v = [x[0] for x in vals.values() if x is not None]
-        if v:
-            rd.append(f"- {label}: mean |RE| {sum(abs(x) for x in v) / len(v) * 100:.1f} %, "
-                      f"worst {max(v, key=abs) * 100:+.1f} %, {sum(abs(x) <= 0.1 for x in v)} of {len(v)} within 10 %.")
+        if not v:
+            continue
+        others = [x[3] for x in vals.values() if x is not None]
+        by_class = []
+        for cls in CLASSES:
+            c = [x[0] for (a, k), x in vals.items() if k == cls and x is not None]
+            if c and len(c) < len(v):
+                by_class.append(f"class {cls} {mean_abs(c) * 100:.1f} % ({within(c)} of {len(c)})")
+        rd.append(f"- {label}: mean |RE| {mean_abs(v) * 100:.1f} %, "
+                  f"worst {max(v, key=abs) * 100:+.1f} %, {within(v)} of {len(v)} within 10 %"
+                  + (f"; {', '.join(by_class)}" if by_class else "")
+                  + f". With the {OTHER[ESTIMATOR]}s: {mean_abs(others) * 100:.1f} %, "
+                  f"{within(others)} of {len(others)}.")
     if floor:
         rd.append("- Noise floor (odd against even repetitions of one configuration, mean |RE|): "
                   + "; ".join(floor) + ". A target (mean |RE| <= 5 %, each <= 10 %) below a "
@@ -387,7 +401,10 @@ def main():
                   "`results/validation.md` has the analysis.")
     rd.append("")
     cmds = sorted(set(meta.get("command", [])))
-    rd.append("Regenerate with (about 30 minutes on this 2-core VM; `--help` for the options):")
+    took = [int(x) for x in meta.get("elapsed_s", [])]
+    rd.append("Regenerate with (`--help` for the options"
+              + (f"; the run above took {round(max(took) / 60)} minutes on this 2-core VM" if took else "")
+              + "):")
     rd.append("")
     for c in cmds or ["results/validate.sh -c S,W -r 3"]:
         rd.append(f"    {c}")
@@ -453,12 +470,14 @@ set yrange [0:*]
 set arrow 1 from graph 0, first 1 to graph 1, first 1 nohead dt 2 lc rgb "black"
 plot {sd_plot}
 """
+    plots = ", re.png, slowdown.png"
     try:
         subprocess.run(["gnuplot"], input=gp, text=True, check=True)
     except (OSError, subprocess.CalledProcessError) as e:
         print(f"report.py: no plots ({e})", file=sys.stderr)
+        plots = ""
     os.unlink(dat)
-    print(f"report.py: wrote {out}/validation.md, re.png, slowdown.png", file=sys.stderr)
+    print(f"report.py: wrote {out}/validation.md, README-results.md{plots}", file=sys.stderr)
 
 
 main()
