@@ -9,19 +9,13 @@ import os
 import sys
 from importlib.machinery import SourceFileLoader
 
+sys.dont_write_bytecode = True     # no __pycache__ in the tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checks import check, finish  # noqa: E402
+
 ROOT = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", ".."))
 cal = SourceFileLoader("vaced_calibrate", os.path.join(ROOT, "vaced", "tools", "vaced-calibrate")).load_module()
-passed = failed = 0
 US = 1e-6
-
-
-def check(name, ok, detail=""):
-    global passed, failed
-    print(("ok   " if ok else "FAIL ") + name + (f" ({detail})" if detail else ""))
-    if ok:
-        passed += 1
-    else:
-        failed += 1
 
 
 def near(a, b):
@@ -69,5 +63,4 @@ f = dict(cal.fit_mem_factors(pp[2:], thr, "median_s", c, bmem))
 check("bmem_factors: no size below the points, no point at 1", sorted(f) == [8192, 65536, 262144, 1048576],
       f"points {sorted(f)}")
 
-print(f"{passed} passed, {failed} failed")
-sys.exit(failed > 0)
+finish()

@@ -13,18 +13,12 @@ import subprocess
 import sys
 import tempfile
 
+sys.dont_write_bytecode = True     # no __pycache__ in the tree
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from checks import check, finish  # noqa: E402
+
 ROOT = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", ".."))
 REPORT = os.path.join(ROOT, "results", "lib", "report.py")
-passed = failed = 0
-
-
-def check(name, ok, detail=""):
-    global passed, failed
-    print(("ok   " if ok else "FAIL ") + name + (f" ({detail})" if detail else ""))
-    if ok:
-        passed += 1
-    else:
-        failed += 1
 
 
 # TIME= of repetitions 1-3 per (app, class, configuration)
@@ -115,5 +109,4 @@ with tempfile.TemporaryDirectory() as tmp:
     ep_s = table_row(readme_med, "EP", "S")
     check("--estimator median: EP S on 1 core +9.1 % (1.20 / 1.10)", "| +9.1 % |" in ep_s, ep_s)
 
-print(f"{passed} passed, {failed} failed")
-sys.exit(1 if failed else 0)
+finish()
