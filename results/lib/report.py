@@ -328,7 +328,7 @@ def main():
     md.append("")
 
     # --- real-run spread
-    md.append("## Spread of the real runs")
+    md.append("## Spread of the runs")
     md.append("")
     md.append("(max − min) / median of `TIME=` over the repetitions, per configuration; "
               "*others*: median number of CPUs (of 2) that other processes kept busy during "
@@ -347,6 +347,18 @@ def main():
         for cfg in ("real", "netns-real"):
             o = [float(r["others_cpus"]) for r in groups.get((app, cls, cfg), []) if r.get("others_cpus")]
             cells.append(f"{statistics.median(o):.2f}" if o else "–")
+        md.append(f"| {app.upper()} | {cls} | " + " | ".join(cells) + " |")
+    md.append("")
+    md.append("Mean ± standard deviation of `TIME=` over the repetitions (s):")
+    md.append("")
+    md.append("| app | class | " + " | ".join(cfgs) + " |")
+    md.append("|---|---|" + "---|" * len(cfgs))
+    for app, cls in keys:
+        cells = []
+        for cfg in cfgs:
+            v = Stat(groups.get((app, cls, cfg), [])).time
+            cells.append("–" if not v else f"{fmt_t(statistics.mean(v))} ± "
+                         f"{fmt_t(statistics.stdev(v)) if len(v) > 1 else '–'}")
         md.append(f"| {app.upper()} | {cls} | " + " | ".join(cells) + " |")
     md.append("")
     md.append("![RE per app](re.png)")

@@ -105,6 +105,11 @@ with tempfile.TemporaryDirectory() as tmp:
     # real, odd (1, 3) against even (2) repetitions' minima: -16.7, 0, 0, -9.1
     check("noise floor of the real runs 6.4 %, 3 of 4 within 10 %", "real 6.4 % (3/4 within 10 %)" in readme)
 
+    # real EP S: 1.0, 1.2, 1.1 -> mean 1.1, sample standard deviation 0.1
+    means = full[full.find("Mean ± standard deviation"):]
+    check("full report: EP S real mean ± sd 1.100 ± 0.1000", table_row(means, "EP", "S").startswith(
+          "| EP | S | 1.100 ± 0.1000 |"), table_row(means, "EP", "S"))
+
     readme_med, _ = run_report(tmp, "--estimator", "median")
     ep_s = table_row(readme_med, "EP", "S")
     check("--estimator median: EP S on 1 core +9.1 % (1.20 / 1.10)", "| +9.1 % |" in ep_s, ep_s)
