@@ -374,7 +374,8 @@ def main():
           "core and from 2. Second real target: 2 network namespaces (one rank each, pinned), "
           "TCP over a veth link shaped with `tc tbf`, predicted from 1 core with a calibrated "
           "description of that link. Times are the apps' own `TIME=` (MPI_Wtime, virtual under "
-          f"VACED), median (min–max) of the repetitions; RE = predicted / real − 1 of the "
+          "VACED), median (min–max) of the repetitions (their mean ± standard deviation is "
+          f"in `results/validation.md`); RE = predicted / real − 1 of the "
           f"{ESTIMATOR}s of the repetitions; slowdown = VACED / "
           "vanilla host wall time on the same host cores.", "",
           "| app | class | real (s) | RE, VACED on 1 core | RE, on 2 cores | real netns (s) | RE netns | slowdown 1 core / 2 cores |",
