@@ -153,11 +153,15 @@ verdicts() {
 
 # predict TOPO BYTES MEASURED_S WHAT: VACED's ping-pong between ranks 0
 # and 1 on the written target, run on this host: one way must equal
-# MEASURED_S, unpatched MPICH's fastest batch across the emulated link, within 10%
+# MEASURED_S, unpatched MPICH's fastest batch across the emulated link, within 10%.
+# Like the calibration's batches, it is timed after a new connection's
+# warm-up (10 untimed round trips: net_warmup_messages is 8 per direction),
+# which would otherwise lengthen its first 8 messages of 64 KiB or more
+# (on 2026-11-24 by 5.1 ms each at 1 MiB: +10.1 % over 20 round trips)
 predict() {
     local topo=$1 s=$2 measured=$3 what=$4 out rt line
     out=$(VACED_TARGET=$topo VACED_QUIET=all "$ROOT/install/vaced/bin/mpiexec" -n 2 \
-          "$BIN/pingpong" "$s" "$([ "$s" -eq 0 ] && echo 2000 || echo 20)" 2>&1) || true
+          "$BIN/pingpong" "$s" "$([ "$s" -eq 0 ] && echo 2000 || echo 20)" 10 2>&1) || true
     rt=$(grep -oE 'roundtrip_s=[0-9.e+-]+' <<<"$out" | cut -d= -f2)
     line=$(python3 -c 'import sys
 p, m = float(sys.argv[1]) / 2, float(sys.argv[2])
