@@ -97,20 +97,24 @@ static void test_probe_then_reuse(void)
     CHECK(strstr(why, "remembered in") != NULL);
     CHECK(strstr(why, p) != NULL);
 
-    /* another boot's record: probed over and replaced */
+    /* another boot's record: probed over and replaced (unless this probe
+     * fell back to the thread clock, a check failing once under load,
+     * which is not remembered: a CI run met it here) */
     spit(p, "vaced-cputime 1 boot=00000000-0000-0000-0000-000000000000 paranoid=2 src=thread why=\n");
-    init_at(p, NULL, &cached, why, sizeof why);
+    enum vaced_cpu_source probed = init_at(p, NULL, &cached, why, sizeof why);
     CHECK(cached == 0);
     slurp(p, rec, sizeof rec);
     snprintf(want, sizeof want, "boot=%s ", boot);
-    CHECK(strstr(rec, want) != NULL);
+    CHECK((strstr(rec, want) != NULL) == (probed != VACED_CPU_THREAD));
 
     /* garbage, and a source name that does not exist */
     spit(p, "\x01\x02 not a record");
-    init_at(p, NULL, &cached, why, sizeof why);
+    probed = init_at(p, NULL, &cached, why, sizeof why);
     CHECK(cached == 0);
     init_at(p, NULL, &cached, why, sizeof why);
-    CHECK(cached == 1);
+    CHECK(cached == (probed != VACED_CPU_THREAD));
+    if (probed == VACED_CPU_THREAD)
+        return;     /* no record to corrupt */
     slurp(p, rec, sizeof rec);
     char *src = strstr(rec, " src=");
     if (CHECK(src != NULL)) {

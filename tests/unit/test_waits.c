@@ -63,18 +63,24 @@ static void test_idle_since(void)
     struct vaced_waits w;
     vaced_waits_reset(&w);
     CHECK_EQ_I64(vaced_waits_idle_since(&w, US(5)), VACED_TIME_UNSET);    /* no wait yet */
-    vaced_waits_record_blocked(&w, US(10), US(40), US(25));  /* handled a message at 25 */
+    vaced_waits_record_blocked(&w, US(10), US(40), US(25), US(25));  /* handled a message at 25 */
     vaced_waits_record(&w, US(50), US(60));                   /* polls */
     CHECK_EQ_I64(vaced_waits_idle_since(&w, US(20)), US(10)); /* before that handling: since the start */
     CHECK_EQ_I64(vaced_waits_idle_since(&w, US(30)), US(25)); /* after it: since then */
     CHECK_EQ_I64(vaced_waits_idle_since(&w, US(45)), VACED_TIME_UNSET);  /* computing */
     CHECK_EQ_I64(vaced_waits_idle_since(&w, US(55)), VACED_TIME_UNSET);  /* polling: awake */
     w.depth = 1;                                              /* a running wait */
-    w.start = w.active = US(70);
+    w.start = w.active = w.active_from = US(70);
     CHECK_EQ_I64(vaced_waits_idle_since(&w, US(80)), US(70));
-    w.active = US(85);
+    w.active = w.active_from = US(85);
     CHECK_EQ_I64(vaced_waits_idle_since(&w, US(90)), US(85));
-    CHECK_EQ_I64(vaced_waits_idle_since(&w, US(80)), US(70));
+    CHECK_EQ_I64(vaced_waits_idle_since(&w, US(80)), US(70)); /* handled first only on the host */
+    /* a message that arrived at 75 woke the rank until 95: one arriving at
+     * 80 finds it awake (no second wake-up), one at 100 idle since 95 */
+    w.active_from = US(75);
+    w.active = US(95);
+    CHECK_EQ_I64(vaced_waits_idle_since(&w, US(80)), US(80));
+    CHECK_EQ_I64(vaced_waits_idle_since(&w, US(100)), US(95));
 }
 
 /* paper-16: Bmem 6.38 GB/s, Bnet 4.16 GB/s, l(3) = 15 + 3 * 0.6 us */
@@ -410,8 +416,10 @@ static void test_wakeup_events(const char *paper16)
     vaced_wait_end();
     CHECK_EQ_I64(vaced_now(), US(225));
     /* messages handled later on the host, in a recorded wait: idle from its
-     * start (its latest handling came after them) */
-    CHECK_EQ_I64(vaced_recv_done(US(155), 0), US(165));  /* 45 us into [110, 160] */
+     * start when its latest handling began after them; none while that
+     * handling (the wake-up of the message at 150, until 160) went on */
+    CHECK_EQ_I64(vaced_recv_done(US(145), 0), US(155));  /* 35 us into [110, 160] */
+    CHECK_EQ_I64(vaced_recv_done(US(155), 0), US(155));  /* the rank was being woken */
     CHECK_EQ_I64(vaced_recv_done(US(205), 0), US(205));  /* 5 us into [200, 225] */
     CHECK_EQ_I64(vaced_recv_done(US(180), 0), US(200));  /* arrived while computing */
     vaced_running = 0;

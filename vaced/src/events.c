@@ -81,14 +81,16 @@ vaced_time_t vaced_rndv_data_arrival(int src, uint64_t bytes, vaced_time_t ta)
      * exchange) is awake; an idle one wakes up when the data reaches it.
      * The wake-up is added to the whole, as the calibration's ping-pong
      * (n c + 3 s/Bmem, c with it) counts it. */
-    vaced_time_t wake = vaced_st.cpu_free < sent
-        ? vaced_wakeup_delay(sent + vaced_target_transfer_time(t, src, vaced_st.rank, 0)) : 0;
+    vaced_time_t first_byte = sent + vaced_target_transfer_time(t, src, vaced_st.rank, 0);
+    vaced_time_t wake = vaced_st.cpu_free < sent ? vaced_wakeup_delay(first_byte) : 0;
     vaced_st.cpu_free = vaced_time_max(start, vaced_st.cpu_free) + busy + wake;
     /* The receive completes at the handling of ta plus the copy; the CPU
      * is busy with the data until then. */
     vaced_time_t done = vaced_time_max(ta + wake, vaced_st.cpu_free - copy);
-    if (vaced_st.waits.depth > 0 && done > vaced_st.waits.active)
+    if (vaced_st.waits.depth > 0 && done > vaced_st.waits.active) {
         vaced_st.waits.active = done;
+        vaced_st.waits.active_from = first_byte;
+    }
     return done;
 }
 
@@ -191,7 +193,7 @@ void vaced_wait_begin(void)
     vaced_activity_begin();
     struct vaced_waits *w = &vaced_st.waits;
     if (w->depth++ == 0) {
-        w->start = w->done = w->active = vaced_st.tv;      /* AWTstart = tV */
+        w->start = w->done = w->active = w->active_from = vaced_st.tv;      /* AWTstart = tV */
         /* Parked responses go out now: those due later are handled during
          * this wait on the target if it depends on them, and the host must
          * not block while holding them. */
@@ -219,7 +221,7 @@ void vaced_wait_end(void)
     struct vaced_waits *w = &vaced_st.waits;
     if (--w->depth == 0) {
         vaced_st.tv = vaced_time_max(w->start, w->done);       /* AWTend */
-        vaced_waits_record_blocked(w, w->start, vaced_st.tv, w->active);
+        vaced_waits_record_blocked(w, w->start, vaced_st.tv, w->active, w->active_from);
     }
     vaced_activity_end();
 }

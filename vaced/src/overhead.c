@@ -33,7 +33,9 @@ vaced_time_t vaced_handle_time(vaced_time_t cur, vaced_time_t ta)
     vaced_time_t h = vaced_waits_handle_time(w, cur, ta);
     if (h == ta)
         h += vaced_wakeup_delay(ta);
-    if (w->depth > 0 && h > w->active)
+    if (w->depth > 0 && h > w->active) {
         w->active = h;
+        w->active_from = ta;
+    }
     return h;
 }

@@ -6,7 +6,7 @@ void vaced_waits_reset(struct vaced_waits *w)
     w->head = w->count = 0;
     w->dropped = 0;
     w->depth = 0;
-    w->start = w->done = w->active = 0;
+    w->start = w->done = w->active = w->active_from = 0;
     w->handling = 0;
     w->responding = 0;
     w->outer_handling = 0;
@@ -32,13 +32,13 @@ static void record(struct vaced_waits *w, struct vaced_span span)
 
 void vaced_waits_record(struct vaced_waits *w, vaced_time_t start, vaced_time_t end)
 {
-    record(w, (struct vaced_span){ start, end, start, 0 });
+    record(w, (struct vaced_span){ start, end, start, start, 0 });
 }
 
 void vaced_waits_record_blocked(struct vaced_waits *w, vaced_time_t start, vaced_time_t end,
-                                vaced_time_t active)
+                                vaced_time_t active, vaced_time_t active_from)
 {
-    record(w, (struct vaced_span){ start, end, active, 1 });
+    record(w, (struct vaced_span){ start, end, active, active_from, 1 });
 }
 
 /* Index of the last recorded wait that started at or before ta (binary
@@ -56,19 +56,26 @@ static unsigned last_started(const struct vaced_waits *w, vaced_time_t ta)
     return lo;
 }
 
-static vaced_time_t idle_from(vaced_time_t start, vaced_time_t active, vaced_time_t ta)
+/* A handling that ends after ta but began with an arrival at or before it
+ * kept the rank awake at ta (a second message that comes while the rank is
+ * being woken costs no second wake-up); one begun later was handled first
+ * only on the host, and says nothing about ta. */
+static vaced_time_t idle_from(vaced_time_t start, vaced_time_t active, vaced_time_t active_from,
+                              vaced_time_t ta)
 {
-    return active <= ta && active > start ? active : start;
+    if (active <= ta)
+        return active > start ? active : start;
+    return active_from <= ta && active_from > start ? ta : start;
 }
 
 vaced_time_t vaced_waits_idle_since(const struct vaced_waits *w, vaced_time_t ta)
 {
     if (w->depth > 0 && ta >= w->start)
-        return idle_from(w->start, w->active, ta);
+        return idle_from(w->start, w->active, w->active_from, ta);
     if (w->count == 0 || ta < span_at(w, 0)->start)
         return VACED_TIME_UNSET;
     const struct vaced_span *s = span_at(w, last_started(w, ta));
-    return s->blocked && s->end >= ta ? idle_from(s->start, s->active, ta) : VACED_TIME_UNSET;
+    return s->blocked && s->end >= ta ? idle_from(s->start, s->active, s->active_from, ta) : VACED_TIME_UNSET;
 }
 
 vaced_time_t vaced_waits_handle_time(const struct vaced_waits *w, vaced_time_t cur, vaced_time_t ta)

@@ -12,9 +12,10 @@
 #define VACED_WAIT_HISTORY 4096
 
 /* A progress point: a blocking wait (blocked: the rank can fall asleep in
- * it; active: its latest handling), or polls (not blocked). */
+ * it; active: the end of its latest handling, of a message that arrived at
+ * active_from), or polls (not blocked). */
 struct vaced_span {
-    vaced_time_t start, end, active;
+    vaced_time_t start, end, active, active_from;
     int blocked;
 };
 
@@ -25,6 +26,7 @@ struct vaced_waits {
     int depth;                  /* nesting of the running wait */
     vaced_time_t start;         /* AWTstart of the running wait */
     vaced_time_t active;        /* its latest handling (wake-up: idle since) */
+    vaced_time_t active_from;   /* the arrival that handling began with */
     vaced_time_t done;          /* latest completion awaited so far */
     int handling;               /* inside vaced_handle_begin/end or respond */
     int responding;             /* inside vaced_respond_begin/end */
@@ -36,15 +38,18 @@ struct vaced_waits {
 void vaced_waits_reset(struct vaced_waits *w);
 /* Records a finished wait [start, end]; starts never decrease. */
 void vaced_waits_record(struct vaced_waits *w, vaced_time_t start, vaced_time_t end);
-/* The same for a blocking wait whose latest handling was at `active`. */
+/* The same for a blocking wait whose latest handling, of a message that
+ * arrived at `active_from`, ended at `active`. */
 void vaced_waits_record_blocked(struct vaced_waits *w, vaced_time_t start, vaced_time_t end,
-                                vaced_time_t active);
+                                vaced_time_t active, vaced_time_t active_from);
 /* Algorithm 3, lines 1-13: the target time at which a message arriving at
  * `ta` is handled, when the current progress point started at `cur`. */
 vaced_time_t vaced_waits_handle_time(const struct vaced_waits *w, vaced_time_t cur, vaced_time_t ta);
 /* When a message arriving at `ta` finds the rank blocked in a wait (the
  * running one, or a recorded wait that spanned ta): the time since which it
- * had been idle there, the wait's start or its latest handling before ta.
+ * had been idle there, the wait's start or its latest handling before ta;
+ * ta itself (not idle) when that handling was still going on at ta, begun
+ * by an earlier arrival (the rank was being woken or busy).
  * VACED_TIME_UNSET when it was computing or polling. */
 vaced_time_t vaced_waits_idle_since(const struct vaced_waits *w, vaced_time_t ta);
 
