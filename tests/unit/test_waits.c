@@ -81,6 +81,7 @@ static void test_idle_since(void)
     w.active = US(95);
     CHECK_EQ_I64(vaced_waits_idle_since(&w, US(80)), US(80));
     CHECK_EQ_I64(vaced_waits_idle_since(&w, US(100)), US(95));
+    CHECK_EQ_I64(vaced_waits_idle_since(&w, US(75)), US(70)); /* its own arrival, asked again */
 }
 
 /* paper-16: Bmem 6.38 GB/s, Bnet 4.16 GB/s, l(3) = 15 + 3 * 0.6 us */

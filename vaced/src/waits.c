@@ -56,16 +56,17 @@ static unsigned last_started(const struct vaced_waits *w, vaced_time_t ta)
     return lo;
 }
 
-/* A handling that ends after ta but began with an arrival at or before it
- * kept the rank awake at ta (a second message that comes while the rank is
- * being woken costs no second wake-up); one begun later was handled first
- * only on the host, and says nothing about ta. */
+/* A handling that ends after ta but began with an earlier arrival kept the
+ * rank awake at ta (a second message that comes while the rank is being
+ * woken costs no second wake-up); one begun at ta is this message's own
+ * (asked again, the same answer), one begun later was handled first only
+ * on the host and says nothing about ta. */
 static vaced_time_t idle_from(vaced_time_t start, vaced_time_t active, vaced_time_t active_from,
                               vaced_time_t ta)
 {
     if (active <= ta)
         return active > start ? active : start;
-    return active_from <= ta && active_from > start ? ta : start;
+    return active_from < ta && active_from > start ? ta : start;
 }
 
 vaced_time_t vaced_waits_idle_since(const struct vaced_waits *w, vaced_time_t ta)

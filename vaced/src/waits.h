@@ -49,7 +49,8 @@ vaced_time_t vaced_waits_handle_time(const struct vaced_waits *w, vaced_time_t c
  * running one, or a recorded wait that spanned ta): the time since which it
  * had been idle there, the wait's start or its latest handling before ta;
  * ta itself (not idle) when that handling was still going on at ta, begun
- * by an earlier arrival (the rank was being woken or busy).
+ * by an earlier arrival (the rank was being woken or busy); the same
+ * answer when asked again for the same arrival.
  * VACED_TIME_UNSET when it was computing or polling. */
 vaced_time_t vaced_waits_idle_since(const struct vaced_waits *w, vaced_time_t ta);
 
