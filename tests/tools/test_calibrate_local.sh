@@ -18,7 +18,8 @@
 #    receiver fills 16 distinct buffers, colder than the exchange's one, and
 #    was measured at 0.65-0.9 times bcpu.
 # 4. --no-overheads writes the paper's model: no bcpu.
-# 5. --cold-mib passes cold data (-c) to the ping-pong and the exchange.
+# 5. --cold-mib passes cold data (-c) to the ping-pong and the exchange;
+#    --pipeline-pool-mib a pool to the pipeline's computation (-c).
 # 6. bmem_factors: from 64 KiB the written model is the measured ping-pong;
 #    --no-factors and --no-overheads write none.
 # 7. The wake-up: when the test finds one, VACED's 8 B ping-pong on the
@@ -184,13 +185,19 @@ else
     sed 's/^/    | /' "$TMP/paper.out" | tail -n 20
 fi
 
-# --cold-mib: the ping-pong and the exchange rotate their data through pools
-if calibrate cold --cold-mib 16 --no-factors --no-wakeup; then
+# --cold-mib: the ping-pong and the exchange rotate their data through pools;
+# --pipeline-pool-mib: the pipeline computes through one
+if calibrate cold --cold-mib 16 --pipeline-pool-mib 8 --no-factors --no-wakeup; then
     if grep -q -- "-c 16 pingpong" "$TMP/cold.out" && grep -q -- "-c 16 exchange" "$TMP/cold.out" &&
         ! grep -q -- "-c 16 stream" "$TMP/cold.out"; then
         ok "--cold-mib 16 runs the ping-pong and the exchange with cold data (-c 16), not the stream"
     else
         fail "--cold-mib 16 runs the ping-pong and the exchange with cold data (-c 16), not the stream"
+    fi
+    if grep -q -- "-c 8 pipeline" "$TMP/cold.out" && grep -q "(writing through 8 MiB)" "$TMP/cold.topo"; then
+        ok "--pipeline-pool-mib 8 runs the pipeline with -c 8 and says so in the target's header"
+    else
+        fail "--pipeline-pool-mib 8 runs the pipeline with -c 8 and says so in the target's header"
     fi
     if "$ROOT/vaced/tools/vaced" check-target "$TMP/cold.topo" -n 2 >/dev/null 2>&1; then
         ok "--cold-mib 16 writes a target that loads"
@@ -210,6 +217,12 @@ if calibrate cold --cold-mib 16 --no-factors --no-wakeup; then
 else
     fail "vaced-calibrate --cold-mib 16 on this host"
     sed 's/^/    | /' "$TMP/cold.out" | tail -n 20
+fi
+if "$CAL" --pipeline-pool-mib -1 --output "$TMP/x.topo" >"$TMP/bad.out" 2>&1 ||
+    ! grep -q "pipeline-pool-mib must be between 0 and 4096" "$TMP/bad.out"; then
+    fail "--pipeline-pool-mib -1 is refused with a reason"
+else
+    ok "--pipeline-pool-mib -1 is refused with a reason"
 fi
 if "$CAL" --cold-mib 5000 --output "$TMP/x.topo" >"$TMP/bad.out" 2>&1; then
     fail "--cold-mib 5000 is refused"
