@@ -66,7 +66,8 @@ when they exist, else from results/lib/netns-min.sh.  Needs root for them.
 
 Options:
   -a, --apps LIST       comma-separated apps (default $ALL_APPS)
-  -c, --classes LIST    comma-separated classes S, W, A (default S,W)
+  -c, --classes LIST    comma-separated classes S, W, A (default W,A: the validation
+                        sizes; S is the tests' size, runs of milliseconds)
   -r, --reps R          repetitions of every configuration (default 5)
   --configs LIST        configurations to run (default all:
                         $ALL_CONFIGS)
@@ -145,8 +146,8 @@ to build/validate/logs/.  Apps are built into build/validate/{vanilla,vaced}.
 
 Examples:
   results/validate.sh -c S -r 3 -a ep,cg                  # a quick look
-  results/validate.sh -c S,W -r 3                         # the committed table
-  results/validate.sh -c A -r 3 --append                  # add class A
+  results/validate.sh -r 5 --rt                           # the committed table (W and A)
+  results/validate.sh -c S -r 5 --rt --append             # add class S
 EOF
 }
 
@@ -154,7 +155,7 @@ ORIG_CMD="results/validate.sh$(printf ' %q' "$@")"
 die() { echo "validate.sh: $*" >&2; exit 1; }
 say() { echo "validate.sh: $*" >&2; }
 
-APPS=$ALL_APPS CLASSES=S,W REPS=5 CONFIGS=$ALL_CONFIGS
+APPS=$ALL_APPS CLASSES=W,A REPS=5 CONFIGS=$ALL_CONFIGS
 CAL_ONLY=0 TARGET= NET_TARGET= ALT_TARGET= RATE=1gbit RECAL=1 APPEND=0 REPORT_ONLY=0 TMO=900 OUT=$RES
 QUIET_BELOW=0.5 MAX_WAIT=900 PRIO= ESTIMATOR=min RT=0 RT_GAP=1 BURST=4600 NET_PATTERN=exchange MAX_STEAL=0.1 STEAL_RETRIES=4 STEAL_QUIET=5
 while [[ $# -gt 0 ]]; do
