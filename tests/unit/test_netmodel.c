@@ -298,6 +298,14 @@ static void test_size_factors(void)
     CHECK(vaced_target_bnet_factor(t, 16384) == 0.5);
     CHECK(fabs(vaced_target_bnet_factor(t, 131072) - 0.75) < 1e-12);
     CHECK(vaced_target_bnet_factor(t, 1 << 30) == 1.0);      /* above the last */
+    /* the library's own log2 (it keeps off libm) against libm's */
+    double worst = 0;
+    for (uint64_t s = 16385; s < 1048576; s = s * 1.37 + 11) {
+        double want = 0.5 + 0.5 * (log2((double)s) - 14) / 6;
+        double d = fabs(vaced_target_bnet_factor(t, s) - want);
+        worst = d > worst ? d : worst;
+    }
+    CHECK(worst < 1e-12);
     /* 4000 B at 2 GB/s = 2 us, + 1 us + 1 ps latency; 16384 B at 0.5 GB/s = 32.768 us */
     CHECK_EQ_I64(vaced_target_transfer_time(t, 0, 2, 4000), 3 * US + 1);
     CHECK_EQ_I64(vaced_target_transfer_time(t, 0, 2, 16384), 33768001);
