@@ -70,6 +70,7 @@ else
     echo "FAIL: unit tests do not build" | tee -a "$failures"
     failed=$((failed + 1))
 fi
+suite "unit: the simulator calls no libm function" "$ROOT/tests/tools/test_no_libm.sh" "$ROOT" "$BUILD/vaced/libvaced.a"
 suite "unit: vaced-calibrate's fits" python3 "$ROOT/tests/tools/test_calibrate_fits.py" "$ROOT"
 suite "unit: the validation report's arithmetic" python3 "$ROOT/tests/tools/test_report.py" "$ROOT"
 
