@@ -17,8 +17,8 @@
  * another speed than under vanilla MPICH: LU class A's residual took 2.1
  * ms against 3.4 ms, in VACED runs and in vanilla runs whose PMPI wrapper
  * called log2 once per MPI call (results/validation-notes.md).  The
- * program's own speed is what VACED times, so the model stays off the
- * vector units libm picks.  log2(s) = e + ln(m) / ln 2 with s = m 2^e,
+ * program's own speed is what VACED times, so the model keeps out of libm
+ * (tests/tools/test_no_libm.sh).  log2(s) = e + ln(m) / ln 2 with s = m 2^e,
  * m in [1, 2), and ln(m) = 2 atanh(z), z = (m - 1) / (m + 1) < 1/3, by its
  * series to z^25: error below 1e-13. */
 static double size_log2(uint64_t s)
