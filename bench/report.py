@@ -182,6 +182,35 @@ if slow_ratios:
                     line += " (no CPU was idle during the runs: the bound is 1 by construction and says nothing)"
             summary.append(line)
 
+# ------------------------------------------------------------ segments ----
+# compute CPU time between MPI calls (bench/segtime.c), vanilla vs vaced
+seg = [r for r in rows if r["part"] == "segments" and r["rc"] == "0"]
+seg_body, seg_ratios = [], []
+for it in sorted({r["item"] for r in seg}):
+    a = [r["m"] for r in seg if r["item"] == it and r["build"] == "vanilla"]
+    b = [r["m"] for r in seg if r["item"] == it and r["build"] == "vaced"]
+    if not a or not b:
+        continue
+    ca, cb = med(fnum(m.get("compute_cpu_s")) for m in a), med(fnum(m.get("compute_cpu_s")) for m in b)
+    ratio = fig("segments", it, 2, "compute CPU time between MPI calls, both ranks, median", "s",
+                "vanilla", ca, "vaced", cb, "", "goal within 0.95-1.05")
+    seg_ratios.append((it, ratio))
+    spread = {v: (min(fnum(m.get("compute_cpu_s")) for m in ms), max(fnum(m.get("compute_cpu_s")) for m in ms))
+              for v, ms in (("vanilla", a), ("vaced", b))}
+    # CPU time inside MPI per call: what VACED adds to every call, as the program sees it
+    pa = med(fnum(m.get("mpi_cpu_s")) / int(m["mpi_calls"]) * 1e6 for m in a if int(m.get("mpi_calls", 0)))
+    pb = med(fnum(m.get("mpi_cpu_s")) / int(m["mpi_calls"]) * 1e6 for m in b if int(m.get("mpi_calls", 0)))
+    fig("segments-mpi", it, 2, "CPU time inside MPI calls per call, median", "us", "vanilla", pa, "vaced", pb, "", "")
+    seg_body.append([it, fmt(ca), f"{fmt(spread['vanilla'][0])}-{fmt(spread['vanilla'][1])}", fmt(cb),
+                     f"{fmt(spread['vaced'][0])}-{fmt(spread['vaced'][1])}", fmt(ratio),
+                     "yes" if ratio is not None and abs(ratio - 1) <= 0.05 else "**no**",
+                     a[0].get("segments", "-"), fmt(pa, 2), fmt(pb, 2), f"{len(a)}/{len(b)}"])
+if seg_ratios:
+    outside = [f"{it} {r:.3f}" for it, r in seg_ratios if r is not None and abs(r - 1) > 0.05]
+    summary.append("compute CPU time between MPI calls, vaced / vanilla (goal within 0.95-1.05): " +
+                   ", ".join(f"{it} {r:.3f}" for it, r in seg_ratios if r is not None) +
+                   (f"; outside: {', '.join(outside)}" if outside else "; all within"))
+
 # ------------------------------------------------------------ pingpong ----
 pp = [r for r in rows if r["part"] == "pingpong" and r["rc"] == "0"]
 pp_v = {v: med(fnum(r["m"].get("median_us")) for r in pp if r["build"] == v) for v in ("vanilla", "vaced")}
@@ -482,6 +511,19 @@ if sd_body:
     per_p = [f for f in figures if f["part"] == "slowdown-summary"]
     md.append("; ".join(f"{f['item']} {f['metric']}: {fmt(f['ratio'])}" for f in per_p) + ".")
     md.append("")
+if seg_body:
+    md.append(f"## Does VACED change how fast the program computes?")
+    md.append("")
+    md.append(f"VACED times computation by the CPU time it takes on the host, so nothing it does may speed up or slow "
+              f"down the program's own code (libm's log2, called by the model, once made LU's loops 35 % faster "
+              f"and its predictions 15-20 % low). `bench/segtime.c` (LD_PRELOAD, PMPI) sums each rank's thread "
+              f"CPU time between MPI calls (*compute*) and inside them, the same way in both builds: class "
+              f"{meta.get('seg_class', '?')}, 2 ranks on the 2 cores (`-bind-to core`), vanilla and vaced "
+              f"interleaved, VACED on target `{os.path.basename(meta.get('seg_target', '?'))}`. Compute is the sum "
+              f"over both ranks, median (min-max) of the runs. Goal: ratio within 0.95-1.05.")
+    md.append("")
+    table(["app", "vanilla compute (s)", "range", "vaced compute (s)", "range", "ratio", "within 5 %",
+           "segments", "vanilla us/call in MPI", "vaced us/call in MPI", "runs"], seg_body)
 if reads_body:
     md.append("### Where the extra CPU time goes")
     md.append("")

@@ -9,7 +9,7 @@ BENCH=$ROOT/bench
 VANILLA=$ROOT/install/vanilla
 VACED=$ROOT/install/vaced
 ALL_APPS=ep,is,cg,mg,ft,lu,stencil
-ALL_PARTS=slowdown,reads,pingpong,cputime,scale,netns
+ALL_PARTS=slowdown,segments,reads,pingpong,cputime,scale,netns
 
 usage() {
     cat <<EOF
@@ -36,6 +36,18 @@ in one run, and writes the figures as ratios.  Parts (--parts):
             CPU time other processes took meanwhile (from /proc/stat) is
             recorded too, and a load-corrected efficiency
             wall / (CPU time / (cores - others)).
+  segments  does VACED change how fast the program computes?  The apps at
+            class --seg-class (A), 2 ranks on the 2 cores (-bind-to core),
+            vanilla and vaced interleaved R times, with bench/segtime.c
+            (LD_PRELOAD, PMPI): the thread CPU time of each rank between MPI
+            calls (compute) and inside them.  VACED runs with VACED_TARGET
+            --seg-target (results/targets/here-2.topo: a calibrated
+            description that uses every part of the model).  compute ratio
+            = median vaced compute / median vanilla compute (goal within
+            0.95-1.05): VACED times computation by the host's CPU time, so
+            anything it does that speeds up or slows down the program's own
+            code (libm's log2 once made LU's loops 35 % faster) is an error
+            in every prediction.
   reads     one more VACED run of every app and rank count of the slowdown,
             counting the CPU-time reads of all ranks (bench/rankstat.c):
             reads x the cost of a read (part cputime) estimates the CPU time
@@ -80,7 +92,11 @@ Options:
   -p, --procs LIST      rank counts for the slowdown (default 2,16,64)
   -c, --class C         class for the slowdown (default W)
   -r, --reps R          repetitions of the slowdown and ping-pong (default 5)
-  --target T            VACED_TARGET for every VACED run (default paper-1024)
+  --target T            VACED_TARGET for every VACED run but the segments
+                        part's (default paper-1024)
+  --seg-class C         class of the segments part (default A)
+  --seg-target T        VACED_TARGET of the segments part (default
+                        results/targets/here-2.topo)
   --pp-iters N          round trips per timed round of the ping-pong
                         (default 20000; 5 rounds a run)
   --scale-ranks N       ranks of the scale and netns parts (default 1024)
@@ -135,6 +151,7 @@ say() { echo "bench/run.sh: $*" >&2; }
 
 ARGS=("$@")
 PARTS=$ALL_PARTS APPS=$ALL_APPS PROCS=2,16,64 CLASS=W REPS=5 TARGET=paper-1024
+SEG_CLASS=A SEG_TARGET=$ROOT/results/targets/here-2.topo
 PP_ITERS=20000 SCALE_N=1024 SCALE_APP=ep SCALE_CLASS=S SCALE_REPS=3 NETNS_N=4
 TMO=900 PRIO= QUIET_BELOW=0 MAX_WAIT=600 OUT=$ROOT/results REPORT_ONLY=0 APPEND=0 QUICK=0
 MAX_STEAL=0.1 STEAL_RETRIES=3 STEAL_QUIET=5 STEAL_RERUNS=0 STEAL=
@@ -148,6 +165,8 @@ while [[ $# -gt 0 ]]; do
         -c|--class) CLASS=${2:?}; shift 2 ;;
         -r|--reps) REPS=${2:?}; set_reps=1; shift 2 ;;
         --target) TARGET=${2:?}; shift 2 ;;
+        --seg-class) SEG_CLASS=${2:?}; shift 2 ;;
+        --seg-target) SEG_TARGET=${2:?}; shift 2 ;;
         --pp-iters) PP_ITERS=${2:?}; set_pp=1; shift 2 ;;
         --scale-ranks) SCALE_N=${2:?}; shift 2 ;;
         --scale-app) SCALE_APP=${2:?}; shift 2 ;;
@@ -187,7 +206,7 @@ IFS=, read -ra PROC_LIST <<< "$PROCS"
 for p in "${PART_LIST[@]}"; do [[ ,$ALL_PARTS, == *,$p,* ]] || die "unknown part '$p' (known: $ALL_PARTS)"; done
 for a in "${APP_LIST[@]}" "$SCALE_APP"; do [[ ,$ALL_APPS, == *,$a,* ]] || die "unknown app '$a' (known: $ALL_APPS)"; done
 for p in "${PROC_LIST[@]}"; do posint --procs "$p"; done
-for c in "$CLASS" "$SCALE_CLASS"; do [[ $c == [SWA] ]] || die "unknown class '$c' (known: S W A)"; done
+for c in "$CLASS" "$SCALE_CLASS" "$SEG_CLASS"; do [[ $c == [SWA] ]] || die "unknown class '$c' (known: S W A)"; done
 has_part() { [[ ,$PARTS, == *,$1,* ]]; }
 
 mkdir -p "$OUT"
@@ -231,6 +250,10 @@ apps_stage "$WORK"
 if [[ ! $WORK/rankstat.so -nt $BENCH/rankstat.c ]]; then
     gcc -O2 -Wall -Wextra -shared -fPIC -o "$WORK/rankstat.so" "$BENCH/rankstat.c" -ldl ||
         die "building bench/rankstat.c failed"
+fi
+if [[ ! $WORK/segtime.so -nt $BENCH/segtime.c ]]; then
+    gcc -O2 -Wall -Wextra -shared -fPIC -I"$VANILLA/include" -o "$WORK/segtime.so" "$BENCH/segtime.c" ||
+        die "building bench/segtime.c failed"
 fi
 
 lib_id() { sha1sum "$VANILLA/lib/libmpi.so.12" "$VACED/lib/libmpi.so.12" | cut -c1-12 | tr '\n' ' '; }
@@ -356,6 +379,33 @@ if has_part slowdown; then
                         "$rep" "$app" "$P" "$v" "$WALL" "${CPU:--}" "$OTHERS" "$RC" "${ver:-}" >&2
                     [[ $RC == 0 && $ver == yes ]] || say "  $app P=$P $v rep $rep: exit $RC, verified '${ver:-none}' (see $log)"
                 done
+            done
+        done
+    done
+fi
+
+# ------------------------------------------------------------ segments ----
+if has_part segments; then
+    say "segments: compute CPU time between MPI calls, apps $APPS, class $SEG_CLASS, 2 ranks on cores 0-1, $REPS repetitions (vanilla, vaced interleaved; bench/segtime.c)"
+    for ((rep = 1; rep <= REPS; rep++)); do
+        wait_quiet
+        apps_stage "$WORK"
+        for app in "${APP_LIST[@]}"; do
+            for v in vanilla vaced; do
+                st=$WORK/segments.$app.$v
+                rm -rf "$st"; mkdir -p "$st"
+                log=$LOGS/segments.$app.$SEG_CLASS.$v.$rep.log
+                env=(env "$(mpi_lib "$v")" LD_PRELOAD="$WORK/segtime.so" SEGTIME_DIR="$st")
+                [[ $v == vanilla ]] || env+=(VACED_TARGET="$SEG_TARGET" VACED_QUIET=all)
+                run_cmd "$log" "${env[@]}" "$ROOT/install/$v/bin/mpiexec" -bind-to core -n 2 "$WORK/run/$app" "$SEG_CLASS"
+                [[ $RC == 0 && -s $st/rank.0 && -s $st/rank.1 ]] || die "segments: $app ($v) failed: see $log"
+                m=$(cat "$st"/rank.* | awk '
+                    { for (i = 1; i <= NF; i++) { split($i, kv, "="); v[kv[1]] = kv[2] }
+                      k++; c += v["compute_cpu_s"]; s += v["segments"]; m += v["mpi_cpu_s"]; n += v["mpi_calls"] }
+                    END { printf "ranks_reported=%d;compute_cpu_s=%.6f;segments=%d;mpi_cpu_s=%.6f;mpi_calls=%d", k, c, s, m, n }')
+                time=$(sed -n 's/^APP=.* TIME=\([^ ]*\) .*/\1/p' "$log" | tail -1)
+                row segments "$app.$SEG_CLASS" 2 "$v" "$rep" "$m;time=$time"
+                printf '  rep %d  %-8s %-8s %s\n' "$rep" "$app" "$v" "${m//;/ }" >&2
             done
         done
     done
@@ -555,6 +605,8 @@ LOAD_END=$(cut -d' ' -f1-3 /proc/loadavg)
     echo "class=$CLASS"
     echo "reps=$REPS"
     echo "target=$TARGET"
+    echo "seg_class=$SEG_CLASS"
+    echo "seg_target=$SEG_TARGET"
     echo "pp_iters=$PP_ITERS"
     echo "scale_ranks=$SCALE_N"
     echo "scale_app=$SCALE_APP"

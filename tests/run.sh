@@ -82,6 +82,7 @@ if [ "${1:-all}" != unit ]; then
         suite "vaced front end" "$ROOT/tests/tools/test_vaced_cli.sh" "$ROOT"
         suite "calibration on this host" "$ROOT/tests/tools/test_calibrate_local.sh" "$ROOT"
         suite "one binary for both builds (results/lib/apps.sh)" "$ROOT/tests/tools/test_apps_lib.sh" "$ROOT"
+        suite "compute segments, vanilla and vaced (bench/segtime.c)" "$ROOT/tests/tools/test_segtime.sh" "$ROOT"
         # several host nodes as network namespaces (real TCP between them)
         suite "hosts in network namespaces" "$ROOT/tests/netns/test_multihost.sh" "$ROOT"
         suite "calibration on an emulated link" "$ROOT/tests/netns/test_calibrate.sh" "$ROOT"
