@@ -482,7 +482,8 @@ H.append(f"Machine: {CORES} cores ({meta.get('cpu_model', '?')}), {fnum(meta.get
          f"the load average also counts the job's own ranks (a 1024-rank run lifts it past 100), *others* does "
          f"not. Neither sees the time the hypervisor takes from this VM (steal), which on this machine can "
          f"stretch the same vanilla run 1.5x from one minute to the next: compare ratios within a run, not "
-         f"times across runs. " + steal_note)
+         f"times across runs. " + steal_note +
+         (f" The VM's free page reporting: {meta['page_reporting']}." if meta.get("page_reporting") else ""))
 H.append("")
 H.append("## Summary")
 H.append("")

@@ -122,6 +122,10 @@ Options:
                         shared machine a negative N lets other sessions'
                         load stretch the measured jobs less (root only;
                         default: leave it)
+  --keep-page-reporting leave the VM's free page reporting on (by default, as
+                        root, a virtio_balloon device that reports free pages
+                        is unbound for the run and bound again at the end:
+                        results/lib/page-reporting.sh says why)
   --quiet-below C       before every repetition wait until other processes
                         keep fewer than C CPUs busy (sampled over 2 s; default
                         0: do not wait), at most --max-wait s (default 600)
@@ -154,7 +158,7 @@ PARTS=$ALL_PARTS APPS=$ALL_APPS PROCS=2,16,64 CLASS=W REPS=5 TARGET=paper-1024
 SEG_CLASS=A SEG_TARGET=$ROOT/results/targets/here-2.topo
 PP_ITERS=20000 SCALE_N=1024 SCALE_APP=ep SCALE_CLASS=S SCALE_REPS=3 NETNS_N=4
 TMO=900 PRIO= QUIET_BELOW=0 MAX_WAIT=600 OUT=$ROOT/results REPORT_ONLY=0 APPEND=0 QUICK=0
-MAX_STEAL=0.1 STEAL_RETRIES=3 STEAL_QUIET=5 STEAL_RERUNS=0 STEAL=
+KEEP_PR=0 MAX_STEAL=0.1 STEAL_RETRIES=3 STEAL_QUIET=5 STEAL_RERUNS=0 STEAL=
 set_parts=0 set_apps=0 set_reps=0 set_pp=0 set_sreps=0
 while [[ $# -gt 0 ]]; do
     case $1 in
@@ -178,6 +182,7 @@ while [[ $# -gt 0 ]]; do
         --steal-retries) STEAL_RETRIES=${2:?}; shift 2 ;;
         --steal-quiet) STEAL_QUIET=${2:?}; shift 2 ;;
         --priority) PRIO=${2:?}; shift 2 ;;
+        --keep-page-reporting) KEEP_PR=1; shift ;;
         --quiet-below) QUIET_BELOW=${2:?}; shift 2 ;;
         --max-wait) MAX_WAIT=${2:?}; shift 2 ;;
         --out) OUT=$(realpath -m "${2:?}"); shift 2 ;;
@@ -236,10 +241,18 @@ if [[ -n $PRIO ]]; then
     [[ -n $old && -w /proc/self/autogroup ]] && echo "$PRIO" > /proc/self/autogroup 2> /dev/null ||
         die "--priority: cannot write /proc/self/autogroup (autogroups off, or not root)"
     PRIO_OLD=$old
-    trap 'restore_prio' EXIT
     say "scheduling autogroup: $(cat /proc/self/autogroup) (was nice $old; put back at exit)"
 fi
 AUTOGROUP=$(cat /proc/self/autogroup 2> /dev/null || echo none)
+# shellcheck source=../results/lib/page-reporting.sh
+source "$ROOT/results/lib/page-reporting.sh"
+bench_cleanup() { ! declare -F stop_sampler > /dev/null || stop_sampler; restore_prio; page_reporting_restore; }
+trap 'bench_cleanup' EXIT
+if [[ $KEEP_PR == 1 ]]; then
+    PAGE_REPORTING_STATE="left as it was (--keep-page-reporting)"
+else
+    page_reporting_off
+fi
 
 # --------------------------------------------------------------- build ----
 # shellcheck source=../results/lib/apps.sh
@@ -542,8 +555,6 @@ scale_run() {
         "$label" "$v" "$rep" "$WALL" "${CPU:--}" "$OTHERS" "$RC" "${pred:--}" >&2
     [[ $RC == 0 ]] || say "  $label $v rep $rep: exit $RC (see $log)"
 }
-bench_cleanup() { stop_sampler; restore_prio; }
-trap 'bench_cleanup' EXIT
 
 if has_part scale || has_part netns; then
     raise_nofile "$SCALE_N"
@@ -621,6 +632,7 @@ LOAD_END=$(cut -d' ' -f1-3 /proc/loadavg)
     echo "pid_max=$(cat /proc/sys/kernel/pid_max)"
     echo "nofile=${NOFILE:-$(ulimit -Sn)}"
     echo "autogroup=$AUTOGROUP"
+    echo "page_reporting=$PAGE_REPORTING_STATE"
     echo "load_start=${PREV_META:+$(prev load_start); }$LOAD_START"
     echo "load_end=${PREV_META:+$(prev load_end); }$LOAD_END"
     echo "libs_start=$LIB_ID_START"

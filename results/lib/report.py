@@ -192,7 +192,7 @@ def main():
     md.append("")
     md.append(f"- runs: {', '.join(run_ids)}; {len(rows)} rows in `validation.csv`, "
               f"up to {max(reps) if reps else 0} repetitions per configuration")
-    for k in ("command", "target", "alt_target", "net_target", "netns", "rate", "net_pattern", "rt", "steal", "estimator", "autogroup",
+    for k in ("command", "target", "alt_target", "net_target", "netns", "rate", "net_pattern", "rt", "steal", "page_reporting", "estimator", "autogroup",
               "binaries", "libs_start", "libs_end"):
         if k in meta:
             vals = sorted(set(meta[k]))
