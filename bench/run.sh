@@ -43,8 +43,8 @@ in one run, and writes the figures as ratios.  Parts (--parts):
             calls (compute) and inside them.  VACED runs with VACED_TARGET
             --seg-target (results/targets/here-2.topo: a calibrated
             description that uses every part of the model).  compute ratio
-            = median vaced compute / median vanilla compute (goal within
-            0.95-1.05): VACED times computation by the host's CPU time, so
+            = least vaced compute / least vanilla compute of the runs (the
+            medians' ratio beside it; goal within 0.95-1.05): VACED times computation by the host's CPU time, so
             anything it does that speeds up or slows down the program's own
             code (libm's log2 once made LU's loops 35 % faster) is an error
             in every prediction.

@@ -13,7 +13,7 @@
 # nothing but the order of the runs.  With reporting off, freed pages stay
 # with the guest and a program's faults cost the same from run to run.
 #
-# Needs ROOT's die and say functions.
+# Needs the caller's die and say functions.
 
 PAGE_REPORTING_DEV=
 PAGE_REPORTING_STATE="no balloon device with free page reporting"
