@@ -191,4 +191,17 @@ check_run "... and the summary is still printed" grep -qE '^prediction +[0-9.]+ 
 expect "a program failing before MPI: its status, no summary" 4 'rank 0 reported no prediction' \
     "$VACED" run -n 2 --target paper-16 -- sh -c 'exit 4'
 
+# 5. A VM whose balloon device reports freed memory to the host gets a note
+#    (VACED_SYSFS: a made-up /sys with one such device; feature bit 5).
+for bits in 0110010100000000 0110000100000000; do
+    mkdir -p "sys.$bits/bus/virtio/drivers/virtio_balloon/virtio7"
+    echo "$bits" >"sys.$bits/bus/virtio/drivers/virtio_balloon/virtio7/features"
+done
+expect "free page reporting: a note naming the device and how to stop it" 0 \
+    'note: this VM reports freed memory to its host \(virtio7.*echo virtio7 > /sys/bus/virtio/drivers/virtio_balloon/unbind' \
+    env VACED_SYSFS="$TMP/sys.0110010100000000" "$VACED" run -n 2 --target paper-16 --quiet -- "$BIN/pingpong" 1000 50
+expect "without the feature bit: a run, no note" 0 '^prediction ' \
+    env VACED_SYSFS="$TMP/sys.0110000100000000" "$VACED" run -n 2 --target paper-16 --quiet -- "$BIN/pingpong" 1000 50
+check_run "... and no note" test "$(grep -c 'reports freed memory' <<<"$out" || true)" -eq 0
+
 finish
