@@ -61,6 +61,12 @@ Target descriptions:
   earlier one): this VM drifts, its per-message time went from 6.8 us to
   13.4 us one way within a day, and an app made of small messages moves with
   it (MG S -36 % against a description 8 hours old, -9 % against a fresh one).
+  Within a run they are measured again before an app and class when the last
+  ones are older than --recalibrate-every minutes: the link's bandwidth
+  measured 67, 77 and 93 MB/s in three runs of one morning, and a
+  description from a slow moment mispredicted every app after it. Each
+  measurement is kept as TARGETS/NAME.RUN_ID.N.topo and named in the CSV's
+  target column; NAME.topo is the latest.
 The namespaces come from tests/netns/lib.sh and vaced/tools/netns-launcher
 when they exist, else from results/lib/netns-min.sh.  Needs root for them.
 
@@ -89,6 +95,9 @@ Options:
                         they exist (the netns one if for the same --rate and
                         --burst),
                         instead of measuring them anew
+  --recalibrate-every M measure the descriptions this run calibrates again
+                        before an app and class when they are M minutes old
+                        or more (default 5; 0: once, at the start)
   --calibrate-only      (re)write results/targets/here-2.topo and here-2-lat.topo
                         (the two cores as two 1-core nodes 1 hop apart, so that
                         each message pays the measured latency; for
@@ -165,7 +174,7 @@ die() { echo "validate.sh: $*" >&2; exit 1; }
 say() { echo "validate.sh: $*" >&2; }
 
 APPS=$ALL_APPS CLASSES=W,A REPS=5 CONFIGS=$ALL_CONFIGS
-CAL_ONLY=0 TARGET= NET_TARGET= ALT_TARGET= RATE=1gbit RECAL=1 APPEND=0 REPORT_ONLY=0 TMO=900 OUT=$RES
+CAL_ONLY=0 TARGET= NET_TARGET= ALT_TARGET= RATE=1gbit RECAL=1 RECAL_EVERY=5 APPEND=0 REPORT_ONLY=0 TMO=900 OUT=$RES
 KEEP_PR=0 QUIET_BELOW=0.5 MAX_WAIT=900 PRIO= ESTIMATOR=min RT=0 RT_GAP=1 BURST=4600 NET_PATTERN=exchange MAX_STEAL=0.1 STEAL_RETRIES=4 STEAL_QUIET=5
 while [[ $# -gt 0 ]]; do
     case $1 in
@@ -181,6 +190,7 @@ while [[ $# -gt 0 ]]; do
         --burst) BURST=${2:?}; shift 2 ;;
         --recalibrate) RECAL=1; shift ;;    # the default; kept for old command lines
         --reuse-targets) RECAL=0; shift ;;
+        --recalibrate-every) RECAL_EVERY=${2:?}; shift 2 ;;
         --calibrate-only) RECAL=1; CAL_ONLY=1; shift ;;
         --append) APPEND=1; shift ;;
         --report-only) REPORT_ONLY=1; shift ;;
@@ -210,6 +220,7 @@ fi
 [[ $STEAL_RETRIES =~ ^[0-9]+$ ]] || die "--steal-retries: a whole number, got '$STEAL_RETRIES'"
 [[ $BURST =~ ^[0-9]+$ ]] && ((BURST >= 1514)) || die "--burst: bytes, at least one 1514-byte frame, got '$BURST'"
 [[ $NET_PATTERN == exchange || $NET_PATTERN == pingpong ]] || die "--net-pattern: exchange or pingpong, got '$NET_PATTERN'"
+[[ $RECAL_EVERY =~ ^[0-9]+(\.[0-9]+)?$ ]] || die "--recalibrate-every: minutes, got '$RECAL_EVERY'"
 [[ $STEAL_QUIET =~ ^[0-9]+$ ]] || die "--steal-quiet: a whole number of seconds, got '$STEAL_QUIET'"
 RT_PRE=()
 if [[ $RT == 1 ]]; then
@@ -489,19 +500,52 @@ if [[ $CAL_ONLY == 1 ]]; then
     fi
     exit 0
 fi
-[[ -n $TARGET ]] || TARGET=$(calibrate_here)
-say "localhost target: $TARGET"
+RUN_ID=$(date -u +%Y%m%dT%H%M%SZ)
+# The descriptions this run measures (not given, not reused) are measured
+# again during the run (--recalibrate-every); every measurement is kept
+# under its own name, NAME.RUN_ID.N.topo, which the CSV rows name.
+OWN_TARGET=0 OWN_NET_TARGET=0 CAL_N=0 CAL_AT=$SECONDS
+if [[ $APPEND == 0 ]]; then
+    rm -f "$TGT"/here-2.20*.topo "$TGT"/netns-2.20*.topo
+fi
+# keep_version FILE: prints the path of round CAL_N's copy of FILE
+keep_version() {
+    local v=${1%.topo}.$RUN_ID.$CAL_N.topo
+    cp "$1" "$v"
+    echo "$v"
+}
+# measure_targets: (re)writes the descriptions this run owns
+measure_targets() {
+    CAL_N=$((CAL_N + 1))
+    if [[ $OWN_TARGET == 1 ]]; then
+        TARGET=$(calibrate_here)
+        TARGET=$(keep_version "$TARGET")
+        say "localhost target: $TARGET"
+    fi
+    if [[ $OWN_NET_TARGET == 1 ]]; then
+        NET_TARGET=$(calibrate_net)
+        NET_TARGET=$(keep_version "$NET_TARGET")
+        say "netns target: $NET_TARGET"
+    fi
+    CAL_AT=$SECONDS
+}
+[[ -n $TARGET || $RECAL == 0 ]] || OWN_TARGET=1
+[[ -n $TARGET || $OWN_TARGET == 1 ]] || TARGET=$(calibrate_here)
 [[ -z $ALT_TARGET ]] || say "alternative description: $ALT_TARGET"
 if has_config netns-real || has_config netns-vaced-1core; then
     netns_setup
-    if [[ -z $NET_TARGET ]]; then
-        NET_TARGET=$(calibrate_net)
-    fi
-    say "netns target: $NET_TARGET"
+    [[ -n $NET_TARGET || $RECAL == 0 ]] || OWN_NET_TARGET=1
+    [[ -n $NET_TARGET || $OWN_NET_TARGET == 1 ]] || NET_TARGET=$(calibrate_net)
 fi
+if ((OWN_TARGET + OWN_NET_TARGET > 0)); then
+    measure_targets
+else
+    say "localhost target: $TARGET"
+    [[ -z $NET_TARGET ]] || say "netns target: $NET_TARGET"
+fi
+RECAL_EVERY_S=$(awk -v m="$RECAL_EVERY" 'BEGIN { printf "%d", m * 60 }')
 
 # -------------------------------------------------------------- measure ----
-RUN_ID=$(date -u +%Y%m%dT%H%M%SZ)
 HEADER=run_id,app,class,config,rep,host_cores,target,time_s,prediction_s,pred_compute_s,pred_comm_s,wall_s,cpu_s,others_cpus,steal_cpus,verified,exit,load1,start_utc
 if [[ $APPEND == 0 || ! -s $CSV ]]; then
     echo "$HEADER" > "$CSV"
@@ -581,6 +625,9 @@ wait_no_steal() {
 t_all=$SECONDS
 for cls in "${CLASS_LIST[@]}"; do
     for app in "${APP_LIST[@]}"; do
+        if ((OWN_TARGET + OWN_NET_TARGET > 0 && RECAL_EVERY_S > 0 && SECONDS - CAL_AT >= RECAL_EVERY_S)); then
+            measure_targets
+        fi
         say "$app class $cls"
         for ((rep = 1; rep <= REPS; rep++)); do
             wait_quiet
@@ -606,6 +653,8 @@ fi
     echo "libs_end=$LIB_ID_END"
     echo "target=$TARGET"
     echo "net_target=$NET_TARGET"
+    echo "targets_measured=$(cd "$TGT" && ls -- *."$RUN_ID".*.topo 2> /dev/null | tr '\n' ' ')"
+    echo "recalibrate_every_min=$RECAL_EVERY"
     echo "alt_target=$ALT_TARGET"
     echo "netns=$NETNS_KIND"
     echo "rate=$RATE"
