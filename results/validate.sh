@@ -537,12 +537,9 @@ if has_config netns-real || has_config netns-vaced-1core; then
     [[ -n $NET_TARGET || $RECAL == 0 ]] || OWN_NET_TARGET=1
     [[ -n $NET_TARGET || $OWN_NET_TARGET == 1 ]] || NET_TARGET=$(calibrate_net)
 fi
-if ((OWN_TARGET + OWN_NET_TARGET > 0)); then
-    measure_targets
-else
-    say "localhost target: $TARGET"
-    [[ -z $NET_TARGET ]] || say "netns target: $NET_TARGET"
-fi
+((OWN_TARGET + OWN_NET_TARGET == 0)) || measure_targets
+[[ $OWN_TARGET == 1 ]] || say "localhost target: $TARGET"
+[[ $OWN_NET_TARGET == 1 || -z $NET_TARGET ]] || say "netns target: $NET_TARGET"
 RECAL_EVERY_S=$(awk -v m="$RECAL_EVERY" 'BEGIN { printf "%d", m * 60 }')
 
 # -------------------------------------------------------------- measure ----
