@@ -48,6 +48,16 @@ w = cal.fit_wakeup(rows([18, 18, 18, 25, 30, 30, 30, 30, 30, 30, 30]), 18.5 * US
 check("wake-up: c within 5 % of the awake time, none fitted", w["status"] != "fitted" and
       w["wakeup_latency_s"] is None, w["status"])
 
+# bcpu_factors: c = 10 us, l = 2 us, Bmem 10 GB/s, Bcpu 1 GB/s
+cf = dict(cal.fit_cpu_factors([(1000000, 1028 * US), (100000, 40 * US)], 10 * US, 2 * US, 10e9, 1e9, []))
+check("bcpu_factors: 1 MB exchanged in 1028 us gets 2 (30 + 2000 / 2 - 2 us)", near(cf.get(1000000), 2.0))
+check("bcpu_factors: 100 kB in 40 us, below its copies' 30 + 30 us, gets the factor that puts the CPU there: "
+      "200 / 32 = 6.25", near(cf.get(100000), 6.25))
+check("bcpu_factors: sizes in order", list(cf) == [100000, 1000000])
+# Bmem 1000 GB/s: 100 MB exchanged in 330 us would need 2 s/Bcpu = 100 times less
+cf = dict(cal.fit_cpu_factors([(10 ** 8, 330 * US)], 10 * US, 2 * US, 1e12, 1e9, []))
+check("bcpu_factors: a factor above 100 (200 ms / 302 us) is held at 100", near(cf.get(10 ** 8), 100.0))
+
 # bmem_factors: c = 20 us, Bmem 3 GB/s (3 s/Bmem = 1 ns/B)
 c, bmem, thr = 20 * US, 3e9, 131072
 pp = [{"size": s, "median_s": t * US} for s, t in

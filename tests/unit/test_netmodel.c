@@ -159,6 +159,15 @@ static void test_cpu_time(void)
     CHECK_EQ_I64(vaced_target_cpu_time(t, 1, 1, 2000000), 0);           /* to itself */
     CHECK_EQ_I64(vaced_target_cpu_time(t, 0, 4, 2000000), 0);           /* no such rank */
     vaced_target_free(t);
+    /* bcpu_factors: Bcpu times f(s), f as bmem_factors' */
+    if (!(t = load_extra(base, "bcpu = 2 GB/s\nbcpu_factors = 65536:2 1048576:0.5\n")))
+        return;
+    CHECK_EQ_I64(vaced_target_cpu_time(t, 0, 1, 2000000), 2000 * US);   /* 2 MB at 1 GB/s */
+    CHECK_EQ_I64(vaced_target_cpu_time(t, 0, 1, 262144), 104857600);     /* half way in log2: 2.5 GB/s */
+    CHECK_EQ_I64(vaced_target_cpu_time(t, 0, 1, 2000), 500000);          /* 4 GB/s below the points */
+    CHECK(vaced_target_bmem_factor(t, 262144) == 1.0);                   /* Bmem keeps its line */
+    CHECK_EQ_I64(vaced_target_cpu_time(t, 1, 2, 2000000), 0);
+    vaced_target_free(t);
     t = NULL;
     if (load_text(base, 4, &t) == 0) {
         CHECK_EQ_I64(vaced_target_cpu_time(t, 0, 1, 2000000), 0);       /* not set */

@@ -62,7 +62,7 @@ vaced_time_t vaced_target_cpu_time(const struct vaced_target *t, int src, int ds
 {
     if (t->bcpu <= 0 || src == dst || vaced_target_hops(t, src, dst) != 0)
         return 0;
-    return bytes_time(bytes, t->bcpu);
+    return bytes_time(bytes, t->bcpu * vaced_target_bcpu_factor(t, bytes));
 }
 
 /* Eq. 4 lets every message have the link to itself, so a window of

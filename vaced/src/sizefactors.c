@@ -1,9 +1,10 @@
-/* bnet_factors and bmem_factors: the measured shape of a cost by message
- * size.  A line (latency + s/Bnet) misses a real TCP link by tens of
- * percent between a few KiB and a few tens of KiB (segmentation, the
- * shaper's bucket, interrupt coalescing); n c + 3 s/Bmem misses a node's
- * ping-pong by 15-40 % between 64 KiB and 4 MiB (the caches, ch3's
- * socket buffers).  Like SMPI's bw-factor, the description lists points
+/* bnet_factors, bmem_factors and bcpu_factors: the measured shape of a
+ * cost by message size.  A line (latency + s/Bnet) misses a real TCP link
+ * by tens of percent between a few KiB and a few tens of KiB
+ * (segmentation, the shaper's bucket, interrupt coalescing); n c + 3
+ * s/Bmem misses a node's ping-pong by 15-40 % between 64 KiB and 4 MiB
+ * (the caches, ch3's socket buffers), and a same-node exchange's CPU share
+ * s/Bcpu its exchange by up to 27 %.  Like SMPI's bw-factor, the description lists points
  * SIZE:FACTOR; a message of s bytes moves at the rate times f(s), f
  * interpolated linearly in log2(s) between the points and constant beyond
  * the first and the last. */
@@ -99,7 +100,8 @@ static int load_points(struct vaced_size_factors *f, const struct vaced_cfg *c, 
 
 int vaced_load_size_factors(struct vaced_target *t, const struct vaced_cfg *c)
 {
-    return load_points(&t->bnet_f, c, "bnet_factors") || load_points(&t->bmem_f, c, "bmem_factors")
+    return load_points(&t->bnet_f, c, "bnet_factors") || load_points(&t->bmem_f, c, "bmem_factors") ||
+                   load_points(&t->bcpu_f, c, "bcpu_factors")
                ? -1 : 0;
 }
 
@@ -128,4 +130,9 @@ double vaced_target_bnet_factor(const struct vaced_target *t, uint64_t bytes)
 double vaced_target_bmem_factor(const struct vaced_target *t, uint64_t bytes)
 {
     return factor_at(&t->bmem_f, bytes);
+}
+
+double vaced_target_bcpu_factor(const struct vaced_target *t, uint64_t bytes)
+{
+    return factor_at(&t->bcpu_f, bytes);
 }

@@ -19,7 +19,7 @@ static const char *const general_keys[] = {
     "name", "cores", "cores_per_node", "topology", "mapping", "bmem", "bnet",
     "latency", "latency_per_hop", "eager_threshold",
     "latency_same_node", "send_overhead", "recv_overhead", "bcpu", "injection_queue",
-    "net_warmup_messages", "bnet_warmup", "net_warmup_min", "bnet_factors", "bmem_factors",
+    "net_warmup_messages", "bnet_warmup", "net_warmup_min", "bnet_factors", "bmem_factors", "bcpu_factors",
     "wakeup_latency", "wakeup_after", "wakeup_ramp", NULL,
 };
 

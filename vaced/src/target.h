@@ -96,6 +96,10 @@ double vaced_target_bnet_factor(const struct vaced_target *t, uint64_t bytes);
  * (bmem_factors; 1 when the target lists none). */
 double vaced_target_bmem_factor(const struct vaced_target *t, uint64_t bytes);
 
+/* Bcpu's factor for a same-node rendezvous transfer of `bytes`
+ * (bcpu_factors; 1 when the target lists none). */
+double vaced_target_bcpu_factor(const struct vaced_target *t, uint64_t bytes);
+
 /* Whether a message of `bytes` takes part in a connection's warm-up: the
  * target has one, and the message carries data, at least net_warmup_min
  * bytes (smaller ones fit TCP's first windows). */

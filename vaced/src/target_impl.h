@@ -136,6 +136,7 @@ struct vaced_target {
     uint64_t net_warmup_min; /* smaller messages neither wait for nor count in the warm-up */
     struct vaced_size_factors bnet_f; /* bnet_factors: Bnet's factor by message size */
     struct vaced_size_factors bmem_f; /* bmem_factors: Bmem's factor by message size */
+    struct vaced_size_factors bcpu_f; /* bcpu_factors: Bcpu's factor by message size */
     vaced_time_t l0, lh;    /* latency, latency_per_hop in ps */
     vaced_time_t l_node;    /* latency_same_node: added to L(s, 0) between two ranks */
     vaced_time_t o_send;    /* send_overhead: sender CPU per protocol message */
@@ -150,7 +151,7 @@ struct vaced_target {
     int min_pos_hops;       /* smallest h > 0 between two target nodes, 0 if none */
 };
 
-/* bnet_factors and bmem_factors (sizefactors.c); 0 points when a key is absent. */
+/* bnet_factors, bmem_factors and bcpu_factors (sizefactors.c); 0 points when a key is absent. */
 int vaced_load_size_factors(struct vaced_target *t, const struct vaced_cfg *c);
 
 #endif

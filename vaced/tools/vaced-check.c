@@ -79,7 +79,7 @@ static void print_hops(const struct vaced_target *t, int n)
             printf("  %4d hops      %lld pairs\n", h, count[h]);
 }
 
-/* A rate's points by message size (bnet_factors, bmem_factors), if any. */
+/* A rate's points by message size (bnet_factors, bmem_factors, bcpu_factors), if any. */
 static void print_factors(const char *rate, const char *unit, const struct vaced_size_factors *f,
                           double in_unit)
 {
@@ -167,6 +167,8 @@ int main(int argc, char **argv)
         printf("                 growing linearly to it over %.6g us (wakeup_ramp)\n", t->wake_ramp / 1e6);
     print_factors("bnet", "MB/s", &t->bnet_f, t->bnet / 1e6);
     print_factors("bmem", "GB/s", &t->bmem_f, t->bmem / 1e9);
+    if (t->bcpu > 0)
+        print_factors("bcpu", "GB/s", &t->bcpu_f, t->bcpu / 1e9);
     printf("eager threshold  %llu B\n", (unsigned long long) t->eager_threshold);
     printf("valid            yes\n");
     vaced_target_free(t);
