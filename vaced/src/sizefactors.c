@@ -3,11 +3,11 @@
  * by tens of percent between a few KiB and a few tens of KiB
  * (segmentation, the shaper's bucket, interrupt coalescing); n c + 3
  * s/Bmem misses a node's ping-pong by 15-40 % between 64 KiB and 4 MiB
- * (the caches, ch3's socket buffers), and a same-node exchange's CPU share
- * s/Bcpu its exchange by up to 27 %.  Like SMPI's bw-factor, the description lists points
- * SIZE:FACTOR; a message of s bytes moves at the rate times f(s), f
- * interpolated linearly in log2(s) between the points and constant beyond
- * the first and the last. */
+ * (the caches, ch3's socket buffers), and a same-node exchange's CPU
+ * share s/Bcpu its exchange by up to 44 %.  Like SMPI's bw-factor, the
+ * description lists points SIZE:FACTOR; a message of s bytes moves at the
+ * rate times f(s), f interpolated linearly in log2(s) between the points
+ * and constant beyond the first and the last. */
 #include <stdlib.h>
 #include <string.h>
 
