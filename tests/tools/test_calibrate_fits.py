@@ -48,6 +48,11 @@ w = cal.fit_wakeup(rows([18, 18, 18, 25, 30, 30, 30, 30, 30, 30, 30]), 18.5 * US
 check("wake-up: c within 5 % of the awake time, none fitted", w["status"] != "fitted" and
       w["wakeup_latency_s"] is None, w["status"])
 
+# the wake-up's ramp: no wake-up longer than the idle time before it
+check("wakeup_ramp: 6 us kept when W 13 us <= after 14 us + 6 us", near(cal.stable_ramp(13 * US, 14 * US, 6 * US), 6 * US))
+check("wakeup_ramp: stretched to W - after = 14 us when W 25 us > after 11 us + ramp 8 us",
+      near(cal.stable_ramp(25 * US, 11 * US, 8 * US), 14 * US))
+
 # bcpu_factors: c = 10 us, l = 2 us, Bmem 10 GB/s, Bcpu 1 GB/s
 cf = dict(cal.fit_cpu_factors([(1000000, 1028 * US), (100000, 40 * US)], 10 * US, 2 * US, 10e9, 1e9, []))
 check("bcpu_factors: 1 MB exchanged in 1028 us gets 2 (30 + 2000 / 2 - 2 us)", near(cf.get(1000000), 2.0))

@@ -31,7 +31,9 @@
 # 7. The wake-up: when the test finds one, VACED's 8 B ping-pong on the
 #    written target is the ping-pong's c (its receivers asleep) and its 8 B
 #    exchange the measured awake one-way time (receivers awake), each within
-#    10%; --no-wakeup and --no-overheads write none.
+#    10%; no wake-up is longer than the idle time before it (wakeup_latency
+#    <= wakeup_after + wakeup_ramp); --no-wakeup and --no-overheads write
+#    none.
 # Ends with "N passed, M failed"; exits non-zero if any failed. About 30 s.
 #
 #   tests/tools/test_calibrate_local.sh [ROOT]
@@ -94,6 +96,10 @@ if not w or "wakeup_after_s" not in w:
     sys.exit(0)
 v(len(keys) == 3 and w["wakeup_latency_s"] > 0 and w["wakeup_after_s"] > 0,
   f"wake-up written: {', '.join(keys)}")
+v(w["wakeup_latency_s"] <= w["wakeup_after_s"] + w["wakeup_ramp_s"] + 1e-12 and w["wakeup_ramp_s"] >= w["ramp_s"],
+  f"no wake-up longer than the idle time before it: wakeup_latency {w['wakeup_latency_s'] * 1e6:.1f} us "
+  f"<= wakeup_after + wakeup_ramp {(w['wakeup_after_s'] + w['wakeup_ramp_s']) * 1e6:.1f} us (exchanges stay "
+  f"in step; the ramp measured {w['ramp_s'] * 1e6:.0f} us)")
 c = d["local_c_s"]
 v(abs(pp / c - 1) <= 0.10, f"VACED on the written target: 8 B ping-pong one way {pp * 1e6:.1f} us, the fitted "
   f"c {c * 1e6:.1f} us, within 10% (receivers asleep)")
