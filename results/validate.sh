@@ -8,7 +8,7 @@ RES=$ROOT/results
 VANILLA=$ROOT/install/vanilla
 VACED=$ROOT/install/vaced
 ALL_APPS=ep,is,cg,mg,ft,lu,stencil
-ALL_CONFIGS=real,real-1core,vaced-1core,vaced-2core,netns-real,netns-vaced-1core
+ALL_CONFIGS=real,real-1core,vaced-1core,vaced-2core,netns-real,netns-vaced-1core,netns-vaced-2core
 KNOWN_CONFIGS=$ALL_CONFIGS,alt-vaced-1core,alt-vaced-2core
 
 usage() {
@@ -34,6 +34,9 @@ of them alike):
                      tc tbf (--rate): the network-emulated real target
   netns-vaced-1core  VACED predicting netns-real from core 0, with a target
                      description calibrated on that link
+  netns-vaced-2core  the same from cores 0-1, one rank per core as in
+                     netns-real: the link's model without the 1-core
+                     hosting's missing memory contention
   alt-vaced-1core,   (only when asked for with --configs) as vaced-1core and
   alt-vaced-2core    vaced-2core, with the description --alt-target: another
                      description of the same real target, to compare models
@@ -45,7 +48,7 @@ RE = predicted TIME / real TIME - 1, of the minima of the repetitions
 (--estimator; the medians' RE is reported beside it);
 slowdown = median VACED host wall time / median vanilla wall time with the
 same host cores (vaced-1core / real-1core, vaced-2core / real,
-netns-vaced-1core / real-1core).
+netns-vaced-1core / real-1core, netns-vaced-2core / real).
 
 Target descriptions:
   localhost target   --target FILE; else results/targets/here-2.topo, written
@@ -235,6 +238,7 @@ for c in "${CLASS_LIST[@]}"; do [[ $c == [SWA] ]] || die "unknown class '$c' (kn
 for c in "${CONFIG_LIST[@]}"; do [[ ,$KNOWN_CONFIGS, == *,$c,* ]] || die "unknown configuration '$c' (known: $KNOWN_CONFIGS)"; done
 if [[ ,$CONFIGS, == *,alt-* ]]; then [[ -f $ALT_TARGET ]] || die "the alt-vaced-* configurations need --alt-target FILE"; fi
 has_config() { [[ ,$CONFIGS, == *,$1,* ]]; }
+has_netns_config() { [[ ,$CONFIGS, == *,netns-* ]]; }
 
 mkdir -p "$OUT"
 CSV=$OUT/validation.csv
@@ -494,7 +498,7 @@ calibrate_net() {
 # ------------------------------------------------------------- targets ----
 if [[ $CAL_ONLY == 1 ]]; then
     say "wrote $(calibrate_here) and $TGT/here-2-lat.topo"
-    if has_config netns-real || has_config netns-vaced-1core; then
+    if has_netns_config; then
         netns_setup
         say "wrote $(calibrate_net)"
     fi
@@ -532,7 +536,7 @@ measure_targets() {
 [[ -n $TARGET || $RECAL == 0 ]] || OWN_TARGET=1
 [[ -n $TARGET || $OWN_TARGET == 1 ]] || TARGET=$(calibrate_here)
 [[ -z $ALT_TARGET ]] || say "alternative description: $ALT_TARGET"
-if has_config netns-real || has_config netns-vaced-1core; then
+if has_netns_config; then
     netns_setup
     [[ -n $NET_TARGET || $RECAL == 0 ]] || OWN_NET_TARGET=1
     [[ -n $NET_TARGET || $OWN_NET_TARGET == 1 ]] || NET_TARGET=$(calibrate_net)
@@ -563,6 +567,7 @@ one_run() {
         vaced-1core) cores=0;   target=$TARGET; cmd=(taskset -c 0 "$VACED/bin/mpiexec" -n 2) ;;
         vaced-2core) cores=0-1; target=$TARGET; cmd=("$VACED/bin/mpiexec" -bind-to core -n 2) ;;
         netns-vaced-1core) cores=0; target=$NET_TARGET; cmd=(taskset -c 0 "$VACED/bin/mpiexec" -n 2) ;;
+        netns-vaced-2core) cores=0-1; target=$NET_TARGET; cmd=("$VACED/bin/mpiexec" -bind-to core -n 2) ;;
         alt-vaced-1core) cores=0; target=$ALT_TARGET; cmd=(taskset -c 0 "$VACED/bin/mpiexec" -n 2) ;;
         alt-vaced-2core) cores=0-1; target=$ALT_TARGET; cmd=("$VACED/bin/mpiexec" -bind-to core -n 2) ;;
     esac

@@ -30,11 +30,13 @@ CLASSES = ["S", "W", "A"]
 RE_PAIRS = [("2-core target, VACED on 1 core", "vaced-1core", "real"),
             ("2-core target, VACED on 2 cores", "vaced-2core", "real"),
             ("netns target, VACED on 1 core", "netns-vaced-1core", "netns-real"),
+            ("netns target, VACED on 2 cores", "netns-vaced-2core", "netns-real"),
             ("2-core target, alternative description, 1 core", "alt-vaced-1core", "real")]
 # (label, VACED configuration, vanilla configuration with the same host cores)
 SD_PAIRS = [("1 core", "vaced-1core", "real-1core"),
             ("2 cores", "vaced-2core", "real"),
-            ("netns target, 1 core", "netns-vaced-1core", "real-1core")]
+            ("netns target, 1 core", "netns-vaced-1core", "real-1core"),
+            ("netns target, 2 cores", "netns-vaced-2core", "real")]
 
 
 def load(path):
@@ -219,7 +221,7 @@ def main():
     md.append("")
     md.append("| app | class | real (vanilla, 2 cores) | VACED on 1 core | RE 1 core | VACED on 2 cores | RE 2 cores | slowdown 1 core | slowdown 2 cores | rank-0 prediction line, 1 core |")
     md.append("|---|---|---|---|---|---|---|---|---|---|")
-    re1, re2, ren = {}, {}, {}
+    re1, re2, ren, ren2 = {}, {}, {}, {}
     for app, cls in keys:
         g = lambda cfg: Stat(groups.get((app, cls, cfg), []))
         if not groups.get((app, cls, "real")):
@@ -241,18 +243,22 @@ def main():
     if has_net:
         md.append("## Target: two network-namespace nodes, 1 rank each, TCP over a tbf-shaped veth link")
         md.append("")
-        md.append("| app | class | real (vanilla, netns) | VACED on 1 core | RE | slowdown 1 core |")
-        md.append("|---|---|---|---|---|---|")
+        md.append("| app | class | real (vanilla, netns) | VACED on 1 core | RE 1 core | VACED on 2 cores | "
+                  "RE 2 cores | slowdown 1 core | slowdown 2 cores |")
+        md.append("|---|---|---|---|---|---|---|---|---|")
         for app, cls in keys:
             if not groups.get((app, cls, "netns-real")):
                 continue
             g = lambda cfg: Stat(groups.get((app, cls, cfg), []))
             c = re_of(groups, app, cls, "netns-vaced-1core", "netns-real")
-            ren[app, cls] = c
-            s = sd_of(groups, app, cls, "netns-vaced-1core", "real-1core")
+            c2 = re_of(groups, app, cls, "netns-vaced-2core", "netns-real")
+            ren[app, cls], ren2[app, cls] = c, c2
+            s1 = sd_of(groups, app, cls, "netns-vaced-1core", "real-1core")
+            s2 = sd_of(groups, app, cls, "netns-vaced-2core", "real")
             md.append(f"| {app.upper()} | {cls} | {fmt_spread(g('netns-real'))} | "
                       f"{fmt_spread(g('netns-vaced-1core'))} | {re_cell(c)} | "
-                      f"{'–' if s is None else f'{s:.2f}'} |")
+                      f"{fmt_spread(g('netns-vaced-2core'))} | {re_cell(c2)} | "
+                      f"{'–' if s1 is None else f'{s1:.2f}'} | {'–' if s2 is None else f'{s2:.2f}'} |")
         md.append("")
 
     # --- table 1b: the alternative description of the same target
@@ -286,13 +292,13 @@ def main():
               f"with {OTHER[ESTIMATOR]}s |")
     md.append("|---|---|---|---|---|---|---|")
     for label, vals in (("VACED on 1 core vs real", re1), ("VACED on 2 cores vs real", re2),
-                        ("netns: VACED on 1 core vs real", ren),
+                        ("netns: VACED on 1 core vs real", ren), ("netns: VACED on 2 cores vs real", ren2),
                         ("alternative description, 1 core", rea1), ("alternative description, 2 cores", rea2)):
         line = summary_line(label, list(vals.values()))
         if line:
             md.append(line)
     for cls in CLASSES:
-        for label, vals in (("1 core", re1), ("2 cores", re2), ("netns, 1 core", ren),
+        for label, vals in (("1 core", re1), ("2 cores", re2), ("netns, 1 core", ren), ("netns, 2 cores", ren2),
                             ("alternative, 1 core", rea1), ("alternative, 2 cores", rea2)):
             line = summary_line(f"class {cls}, {label}", [v for (a, c), v in vals.items() if c == cls])
             if line:
@@ -300,7 +306,7 @@ def main():
     # the comparison's own noise: a configuration's odd repetitions
     # "predicting" its even ones, with the same statistic
     floor = []
-    for cfg in ("real", "netns-real", "vaced-1core", "vaced-2core", "netns-vaced-1core"):
+    for cfg in ("real", "netns-real", "vaced-1core", "vaced-2core", "netns-vaced-1core", "netns-vaced-2core"):
         vals = []
         for app, cls in keys:
             rows = [r for r in groups.get((app, cls, cfg), []) if r["exit"] == "0" and r["verified"] == "yes" and r["time_s"]]
@@ -334,7 +340,7 @@ def main():
               "*others*: median number of CPUs (of 2) that other processes kept busy during "
               "the real runs (from /proc/stat, our job's own CPU time subtracted).")
     md.append("")
-    cfgs = ["real", "real-1core", "netns-real", "vaced-1core", "vaced-2core", "netns-vaced-1core",
+    cfgs = ["real", "real-1core", "netns-real", "vaced-1core", "vaced-2core", "netns-vaced-1core", "netns-vaced-2core",
             "alt-vaced-1core", "alt-vaced-2core"]
     cfgs = [c for c in cfgs if any(groups.get((a, k, c)) for a, k in keys)]
     md.append("| app | class | " + " | ".join(cfgs) + " | others, real | others, netns-real |")
@@ -372,14 +378,15 @@ def main():
           "plots and the analysis of the misses in `results/validation.md`). Real target: "
           "this 2-core VM, 2 ranks one per core, vanilla MPICH; VACED predicts it from 1 host "
           "core and from 2. Second real target: 2 network namespaces (one rank each, pinned), "
-          "TCP over a veth link shaped with `tc tbf`, predicted from 1 core with a calibrated "
-          "description of that link. Times are the apps' own `TIME=` (MPI_Wtime, virtual under "
+          "TCP over a veth link shaped with `tc tbf`, predicted from 1 core and from 2 with a "
+          "calibrated description of that link. Times are the apps' own `TIME=` (MPI_Wtime, virtual under "
           "VACED), median (min–max) of the repetitions (their mean ± standard deviation is "
           f"in `results/validation.md`); RE = predicted / real − 1 of the "
           f"{ESTIMATOR}s of the repetitions; slowdown = VACED / "
           "vanilla host wall time on the same host cores.", "",
-          "| app | class | real (s) | RE, VACED on 1 core | RE, on 2 cores | real netns (s) | RE netns | slowdown 1 core / 2 cores |",
-          "|---|---|---|---|---|---|---|---|"]
+          "| app | class | real (s) | RE, VACED on 1 core | RE, on 2 cores | real netns (s) | RE netns, 1 core | "
+          "RE netns, 2 cores | slowdown 1 core / 2 cores |",
+          "|---|---|---|---|---|---|---|---|---|"]
     for app, cls in keys:
         if not groups.get((app, cls, "real")):
             continue
@@ -389,9 +396,11 @@ def main():
         short = lambda v: "–" if v is None else f"{v[0] * 100:+.1f} %"
         rd.append(f"| {app.upper()} | {cls} | {fmt_spread(g('real'))} | {short(re1.get((app, cls)))} | "
                   f"{short(re2.get((app, cls)))} | {fmt_spread(g('netns-real'))} | {short(ren.get((app, cls)))} | "
+                  f"{short(ren2.get((app, cls)))} | "
                   f"{'–' if s1 is None else f'{s1:.2f}'} / {'–' if s2 is None else f'{s2:.2f}'} |")
     rd.append("")
-    for label, vals in (("VACED on 1 core", re1), ("VACED on 2 cores", re2), ("netns target", ren)):
+    for label, vals in (("VACED on 1 core", re1), ("VACED on 2 cores", re2), ("netns target, 1 core", ren),
+                        ("netns target, 2 cores", ren2)):
         v = [x[0] for x in vals.values() if x is not None]
         if not v:
             continue
@@ -454,7 +463,7 @@ def main():
                         for j, (c, t) in enumerate(re_cols))
     sd_plot = ", ".join(f'"{dat}" using {c}' + (":xtic(1)" if j == 0 else "") + f' title "{t}"'
                         for j, (c, t) in enumerate(sd_cols))
-    lim = max([40] + [abs(v) * 100 + 5 for d in (re1, re2, ren, rea1) for x in d.values() if x for v in x[:1]])
+    lim = max([40] + [abs(v) * 100 + 5 for d in (re1, re2, ren, ren2, rea1) for x in d.values() if x for v in x[:1]])
     lim = min(lim, 100)
     gp = f"""
 set terminal pngcairo size 1200,560 font ",10"
