@@ -27,7 +27,10 @@
 # 5. --cold-mib passes cold data (-c) to the ping-pong and the exchange;
 #    --pipeline-pool-mib a pool to the pipeline's computation (-c).
 # 6. bmem_factors: from 64 KiB the written model is the measured ping-pong;
-#    --no-factors and --no-overheads write none (nor bcpu_factors).
+#    --no-factors and --no-overheads write none (nor bcpu_factors).  The
+#    overheads' factors start at C = 0, whose overheads with
+#    latency_same_node and the wake-up make the ping-pong's c;
+#    --no-overhead-factors writes none.
 # 7. The wake-up: when the test finds one, VACED's 8 B ping-pong on the
 #    written target is the ping-pong's c (its receivers asleep) and its 8 B
 #    exchange the measured awake one-way time (receivers awake), each within
@@ -192,6 +195,22 @@ if [ -n "$v" ]; then
         esac
     done <<<"$v"
     if grep -q "bcpu = " "$TMP/here.out"; then ok "the report gives bcpu"; else fail "the report gives bcpu"; fi
+    # the overheads' factors: from C = 0, and the ping-pong's per-message
+    # time c is its messages' overheads (C = 0) + latency_same_node + wake-up
+    if python3 - "$TMP/here.json" <<'PY'
+import json, sys
+r = json.load(open(sys.argv[1]))
+fs, fr = r["send_overhead_factors"], r["recv_overhead_factors"]
+parts = (r["send_overhead_s"] * fs[0][1] + r["recv_overhead_s"] * fr[0][1]
+         + r["latency_same_node_s"] + r.get("wakeup_latency_s", 0.0))
+sys.exit(not (fs[0][0] == 0 and fr[0][0] == 0 and len(fs) == len(fr) >= 2
+              and abs(parts / r["local_c_s"] - 1) < 1e-6))
+PY
+    then
+        ok "overhead factors from C = 0; o_s(0) + o_r(0) + latency_same_node + wakeup_latency = c"
+    else
+        fail "overhead factors from C = 0; o_s(0) + o_r(0) + latency_same_node + wakeup_latency = c"
+    fi
 fi
 
 if calibrate paper --no-overheads; then
@@ -212,7 +231,7 @@ fi
 
 # --cold-mib: the ping-pong and the exchange rotate their data through pools;
 # --pipeline-pool-mib: the pipeline computes through one
-if calibrate cold --cold-mib 16 --pipeline-pool-mib 8 --no-factors --no-wakeup; then
+if calibrate cold --cold-mib 16 --pipeline-pool-mib 8 --no-factors --no-wakeup --no-overhead-factors; then
     if grep -q -- "-c 16 pingpong" "$TMP/cold.out" && grep -q -- "-c 16 exchange" "$TMP/cold.out" &&
         ! grep -q -- "-c 16 stream" "$TMP/cold.out"; then
         ok "--cold-mib 16 runs the ping-pong and the exchange with cold data (-c 16), not the stream"
@@ -233,6 +252,11 @@ if calibrate cold --cold-mib 16 --pipeline-pool-mib 8 --no-factors --no-wakeup; 
         fail "--no-factors writes no bmem_factors and no bcpu_factors (and still bcpu)"
     else
         ok "--no-factors writes no bmem_factors and no bcpu_factors (and still bcpu)"
+    fi
+    if grep -q '^send_overhead ' "$TMP/cold.topo" && ! grep -q '_overhead_factors' "$TMP/cold.topo"; then
+        ok "--no-overhead-factors writes the overheads without their factors"
+    else
+        fail "--no-overhead-factors writes the overheads without their factors"
     fi
     if ! grep -q '^wakeup_' "$TMP/cold.topo" && ! grep -q 'wakeup here' "$TMP/cold.out"; then
         ok "--no-wakeup: no wake-up test, none written"

@@ -335,6 +335,43 @@ static void test_size_factors(void)
     check_rejected(base, bad, sizeof bad / sizeof bad[0]);
 }
 
+/* send_overhead_factors, recv_overhead_factors: the overheads by the
+ * computation before the message, f linear in it between the points (0
+ * allowed) and constant beyond them; each needs its base overhead. */
+static void test_overhead_factors(void)
+{
+    const char *base = "name = f\ncores = 4\ncores_per_node = 2\ntopology = hierarchy\n"
+                       "hierarchy =\nhops = 0 1\nbmem = 4 GB/s\nbnet = 1 GB/s\n"
+                       "latency = 1 us\nlatency_per_hop = 1 ps\nsend_overhead = 8 us\n"
+                       "recv_overhead = 6 us\n";
+    struct vaced_target *t = NULL;
+    if (!(t = load_extra(base, "send_overhead_factors = 0:0.5 100:1.5 300:2\n")))
+        return;
+    CHECK(vaced_target_send_overhead_factor(t, 0) == 0.5);
+    CHECK(fabs(vaced_target_send_overhead_factor(t, 50 * US) - 1.0) < 1e-12);
+    CHECK(fabs(vaced_target_send_overhead_factor(t, 200 * US) - 1.75) < 1e-12);
+    CHECK(vaced_target_send_overhead_factor(t, 5000 * US) == 2.0);
+    CHECK(vaced_target_recv_overhead_factor(t, 50 * US) == 1.0);    /* none listed */
+    CHECK_EQ_I64(vaced_target_send_overhead(t), 8 * US);            /* the base stays */
+    vaced_target_free(t);
+
+    const char *bad[][2] = {
+        {"recv_overhead_factors = 10\n", "'recv_overhead_factors': expected MICROSECONDS:FACTOR"},
+        {"recv_overhead_factors = 10 us:1\n", "expected MICROSECONDS:FACTOR"},
+        {"send_overhead_factors = 0:1 0:2\n", "times must increase (0 after 0)"},
+        {"send_overhead_factors = 10:200\n", "the factor in '10:200' is outside 0.01-100"},
+    };
+    check_rejected(base, bad, sizeof bad / sizeof bad[0]);
+    const char *no_base = "name = f\ncores = 4\ncores_per_node = 2\ntopology = hierarchy\n"
+                          "hierarchy =\nhops = 0 1\nbmem = 4 GB/s\nbnet = 1 GB/s\n"
+                          "latency = 1 us\nlatency_per_hop = 1 ps\n";
+    const char *bad_base[][2] = {
+        {"recv_overhead_factors = 0:1\n",
+         "'recv_overhead_factors' scales 'recv_overhead', which is missing or 0"},
+    };
+    check_rejected(no_base, bad_base, 1);
+}
+
 /* bmem_factors: copies and same-node transfers, not the link */
 static void test_bmem_factors(void)
 {
@@ -405,6 +442,7 @@ int main(void)
     test_warmup_min();
     test_size_factors();
     test_bmem_factors();
+    test_overhead_factors();
     test_wakeup();
     test_cpu_time();
     test_wire_time();

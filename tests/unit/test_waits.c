@@ -427,6 +427,49 @@ static void test_wakeup_events(const char *paper16)
     vaced_target_free(t);
 }
 
+/* The overheads by the computation before a message: a message after 200
+ * us of computation pays the factor at 200 us (beyond the last point: 2
+ * and 3), the next one, with nothing computed since, the factor at 0. */
+static void test_overhead_cooling(const char *paper16)
+{
+    char text[4096];
+    FILE *f = fopen(paper16, "r");
+    size_t n = f ? fread(text, 1, sizeof text - 200, f) : 0;
+    if (f)
+        fclose(f);
+    snprintf(text + n, sizeof text - n,
+             "\nsend_overhead = 4 us\nrecv_overhead = 2 us\nsend_overhead_factors = 0:0.5 100:2\n"
+             "recv_overhead_factors = 0:1 100:3\n");
+    struct vaced_target *t = NULL;
+    if (!CHECK(n > 0 && load_text(text, 16, &t) == 0)) {
+        printf("  %s\n", errbuf);
+        return;
+    }
+    const vaced_time_t tol = US(1);      /* the host's CPU time between the calls */
+    start(t, 0);
+    vaced_st.read_cost_ns = 0;
+    vaced_st.t1_ns = vaced_cputime_ns() - 200000;       /* 200 us of computation */
+    vaced_activity_begin();
+    vaced_time_t t0 = vaced_now();
+    CHECK_NEAR_I64(t0, US(200), tol);
+    vaced_send_stamp(5, 0, 0, NULL);
+    CHECK_NEAR_I64(vaced_now() - t0, US(8), tol);      /* 4 us x 2 */
+    vaced_send_stamp(5, 0, 0, NULL);
+    CHECK_NEAR_I64(vaced_now() - t0, US(10), tol);     /* + 4 us x 0.5 */
+    vaced_activity_end();
+    vaced_st.t1_ns = vaced_cputime_ns() - 200000;
+    vaced_wait_begin();
+    vaced_time_t t1 = vaced_now();
+    vaced_time_t a = vaced_recv_done(t1 + US(10), 0);
+    CHECK_NEAR_I64(a - t1, US(16), tol);                /* + 2 us x 3 */
+    CHECK_NEAR_I64(vaced_recv_done(t1 + US(30), 0) - t1, US(32), tol);  /* + 2 us x 1 */
+    vaced_wait_complete(a);
+    vaced_wait_end();
+
+    vaced_running = 0;
+    vaced_target_free(t);
+}
+
 int main(int argc, char **argv)
 {
     char path[4096], err[512];
@@ -440,6 +483,7 @@ int main(int argc, char **argv)
         test_polling_cost(t);
         vaced_target_free(t);
         test_wakeup_events(path);
+        test_overhead_cooling(path);
     } else {
         printf("cannot load %s: %s\n", path, err);
     }

@@ -45,7 +45,9 @@ void vaced_activity_begin(void)
     if (vaced_st.depth++ == 0) {
         /* E*start: t2 = cpu(); tV += t2 - t1 */
         vaced_st.t2_ns = vaced_cputime_ns();
-        add_compute(segment_since(vaced_st.t1_ns, vaced_st.t2_ns), "compute");
+        vaced_time_t seg = segment_since(vaced_st.t1_ns, vaced_st.t2_ns);
+        add_compute(seg, "compute");
+        vaced_st.cooling += seg;
         vaced_st.call_start = vaced_st.tv;
         vaced_bounds_activity_point();  /* tV is current: answer bound requests */
     }

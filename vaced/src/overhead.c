@@ -2,16 +2,30 @@
 #include "state.h"
 #include "overhead.h"
 
+/* The computation since the rank's last message decides how much of MPI's
+ * data the caches still hold (send_overhead_factors,
+ * recv_overhead_factors); a message starts that count again.  A poll
+ * (a failed test) is MPI's own work and keeps the count. */
+static vaced_time_t cooled(double (*factor)(const struct vaced_target *, vaced_time_t),
+                           vaced_time_t base)
+{
+    vaced_time_t o = (vaced_time_t)((double)base * factor(vaced_st.target, vaced_st.cooling));
+    vaced_st.cooling = 0;
+    return o;
+}
+
 vaced_time_t vaced_send_overhead(int dest)
 {
     if (!vaced_st.target || dest == vaced_st.rank)
         return 0;
-    return vaced_target_send_overhead(vaced_st.target);
+    return cooled(vaced_target_send_overhead_factor, vaced_target_send_overhead(vaced_st.target));
 }
 
 vaced_time_t vaced_recv_overhead(void)
 {
-    return vaced_st.target ? vaced_target_recv_overhead(vaced_st.target) : 0;
+    if (!vaced_st.target)
+        return 0;
+    return cooled(vaced_target_recv_overhead_factor, vaced_target_recv_overhead(vaced_st.target));
 }
 
 /* A rank blocked in a wait sleeps in poll() once nothing has come for a

@@ -10,9 +10,12 @@
 #include "vtime.h"
 
 /* CPU time the sender spends on one protocol message to `dest` before it
- * leaves (0 for a message to itself, which MPICH copies without a packet). */
+ * leaves (0 for a message to itself, which MPICH copies without a packet):
+ * send_overhead times its factor for the rank's computation since its
+ * last message (send_overhead_factors).  Starts that count again. */
 vaced_time_t vaced_send_overhead(int dest);
-/* CPU time the receiver spends on one protocol message it handles. */
+/* CPU time the receiver spends on one protocol message it handles
+ * (recv_overhead, recv_overhead_factors, as above). */
 vaced_time_t vaced_recv_overhead(void);
 /* When this rank handles a message arriving at `ta`, its current progress
  * point having started at `cur`: Algorithm 3 (vaced_waits_handle_time),

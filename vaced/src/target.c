@@ -20,6 +20,7 @@ static const char *const general_keys[] = {
     "latency", "latency_per_hop", "eager_threshold",
     "latency_same_node", "send_overhead", "recv_overhead", "bcpu", "injection_queue",
     "net_warmup_messages", "bnet_warmup", "net_warmup_min", "bnet_factors", "bmem_factors", "bcpu_factors",
+    "send_overhead_factors", "recv_overhead_factors",
     "wakeup_latency", "wakeup_after", "wakeup_ramp", NULL,
 };
 
@@ -162,6 +163,13 @@ static int load_network(struct vaced_target *t, const struct vaced_cfg *c)
         return vaced_cfg_error(c, eq->line, "'injection_queue' is yes or no, not '%.40s'", eq->val);
     if (load_warmup(t, c) || load_wakeup(t, c) || vaced_load_size_factors(t, c))
         return -1;
+    for (int i = 1; i < 3; i++) {
+        char key[40];
+        snprintf(key, sizeof key, "%s_factors", opt[i]);
+        const struct vaced_entry *ef = vaced_cfg_get(c, key);
+        if (ef && *dst[i] == 0)
+            return vaced_cfg_error(c, ef->line, "'%s' scales '%s', which is missing or 0", key, opt[i]);
+    }
     const struct vaced_entry *eg = vaced_cfg_get(c, "eager_threshold");
     t->eager_threshold = VACED_DEFAULT_EAGER_THRESHOLD;
     return eg ? vaced_parse_size(c, eg, &t->eager_threshold) : 0;

@@ -116,7 +116,8 @@ extern const struct vaced_topo_ops vaced_topo_dragonfly;
 
 #define VACED_MAX_SIZE_FACTORS 32
 
-/* A rate's factor by message size (sizefactors.c): n points, sizes increasing. */
+/* A rate's factor by message size (sizefactors.c): n points, sizes
+ * increasing; for the overheads' factors, `size` is a computation in us. */
 struct vaced_size_factors {
     int n;
     uint64_t size[VACED_MAX_SIZE_FACTORS];
@@ -141,6 +142,8 @@ struct vaced_target {
     vaced_time_t l_node;    /* latency_same_node: added to L(s, 0) between two ranks */
     vaced_time_t o_send;    /* send_overhead: sender CPU per protocol message */
     vaced_time_t o_recv;    /* recv_overhead: receiver CPU per protocol message */
+    struct vaced_size_factors o_send_f; /* send_overhead_factors: by the computation before */
+    struct vaced_size_factors o_recv_f; /* recv_overhead_factors: by the computation before */
     vaced_time_t wake;      /* wakeup_latency: a message to a rank asleep in a wait is handled this late */
     vaced_time_t wake_after; /* wakeup_after: blocked this long, a rank starts to fall asleep */
     vaced_time_t wake_ramp; /* wakeup_ramp: ... and is asleep this much later (0: at once) */
@@ -151,7 +154,8 @@ struct vaced_target {
     int min_pos_hops;       /* smallest h > 0 between two target nodes, 0 if none */
 };
 
-/* bnet_factors, bmem_factors and bcpu_factors (sizefactors.c); 0 points when a key is absent. */
+/* bnet_factors, bmem_factors, bcpu_factors and the overheads' factors
+ * (sizefactors.c); 0 points when a key is absent. */
 int vaced_load_size_factors(struct vaced_target *t, const struct vaced_cfg *c);
 
 #endif
