@@ -336,7 +336,7 @@ static void test_size_factors(void)
 }
 
 /* send_overhead_factors, recv_overhead_factors: the overheads by the
- * computation before the message, f linear in it between the points (0
+ * computation before the MPI call, f linear in it between the points (0
  * allowed) and constant beyond them; each needs its base overhead. */
 static void test_overhead_factors(void)
 {

@@ -47,7 +47,7 @@ void vaced_activity_begin(void)
         vaced_st.t2_ns = vaced_cputime_ns();
         vaced_time_t seg = segment_since(vaced_st.t1_ns, vaced_st.t2_ns);
         add_compute(seg, "compute");
-        vaced_st.cooling += seg;
+        vaced_st.last_compute = seg;
         vaced_st.call_start = vaced_st.tv;
         vaced_bounds_activity_point();  /* tV is current: answer bound requests */
     }

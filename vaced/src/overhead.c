@@ -2,16 +2,17 @@
 #include "state.h"
 #include "overhead.h"
 
-/* The computation since the rank's last message decides how much of MPI's
+/* The computation before the running MPI call decides how much of MPI's
  * data the caches still hold (send_overhead_factors,
- * recv_overhead_factors); a message starts that count again.  A poll
- * (a failed test) is MPI's own work and keeps the count. */
+ * recv_overhead_factors): in a window of MPI_Isend after a long
+ * computation only the first finds them cold, and a polling loop keeps
+ * them warm.  A function of the call, not of the message: MPICH asks for
+ * a receive's completion time more than once (handling its packet, then
+ * for the wait that reports it), and every answer must be the same. */
 static vaced_time_t cooled(double (*factor)(const struct vaced_target *, vaced_time_t),
                            vaced_time_t base)
 {
-    vaced_time_t o = (vaced_time_t)((double)base * factor(vaced_st.target, vaced_st.cooling));
-    vaced_st.cooling = 0;
-    return o;
+    return (vaced_time_t)((double)base * factor(vaced_st.target, vaced_st.last_compute));
 }
 
 vaced_time_t vaced_send_overhead(int dest)

@@ -11,8 +11,8 @@
 
 /* CPU time the sender spends on one protocol message to `dest` before it
  * leaves (0 for a message to itself, which MPICH copies without a packet):
- * send_overhead times its factor for the rank's computation since its
- * last message (send_overhead_factors).  Starts that count again. */
+ * send_overhead times its factor for the computation before the running
+ * MPI call (send_overhead_factors). */
 vaced_time_t vaced_send_overhead(int dest);
 /* CPU time the receiver spends on one protocol message it handles
  * (recv_overhead, recv_overhead_factors, as above). */

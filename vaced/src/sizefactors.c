@@ -13,8 +13,8 @@
  * overheads by the computation before the message.  A message after a
  * long computation finds MPI's data out of the caches: here 13 us of CPU
  * per send after 300 us of computation, 4-5 us back to back.  Points
- * COMPUTE_US:FACTOR, the overhead times f(C), C the rank's computation
- * since its last message, f linear in C. */
+ * COMPUTE_US:FACTOR, the overhead times f(C), C the computation before
+ * the MPI call that sends or handles the message, f linear in C. */
 #include <stdlib.h>
 #include <string.h>
 

@@ -23,7 +23,7 @@ struct vaced_state {
     int polling;                /* the running activity is a poll (vaced_poll) */
     int depth;                  /* nesting of communication activities */
     vaced_time_t compute;       /* sum of compute segments, for the split */
-    vaced_time_t cooling;       /* computation since this rank's last message's overhead */
+    vaced_time_t last_compute;  /* the compute segment before the running MPI call */
     vaced_time_t call_start;    /* tv when the running outermost activity began (trace) */
     int ended;                  /* E_end happened: tv is the prediction */
     unsigned unmodelled;        /* enum vaced_unmodelled bits used so far */

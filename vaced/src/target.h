@@ -100,7 +100,7 @@ double vaced_target_bmem_factor(const struct vaced_target *t, uint64_t bytes);
  * (bcpu_factors; 1 when the target lists none). */
 double vaced_target_bcpu_factor(const struct vaced_target *t, uint64_t bytes);
 /* The send and receive overheads' factors after `compute` of computation
- * since the rank's last message (send_overhead_factors,
+ * before the MPI call (send_overhead_factors,
  * recv_overhead_factors; 1 when the target lists none). */
 double vaced_target_send_overhead_factor(const struct vaced_target *t, vaced_time_t compute);
 double vaced_target_recv_overhead_factor(const struct vaced_target *t, vaced_time_t compute);
