@@ -67,9 +67,11 @@ Target descriptions:
   Within a run they are measured again before an app and class when the last
   ones are older than --recalibrate-every minutes: the link's bandwidth
   measured 67, 77 and 93 MB/s in three runs of one morning, and a
-  description from a slow moment mispredicted every app after it. Each
-  measurement is kept as TARGETS/NAME.RUN_ID.N.topo and named in the CSV's
-  target column; NAME.topo is the latest.
+  description from a slow moment mispredicted every app after it; a link
+  measured below 0.9 of the run's best so far is measured again (up to
+  twice) and the fastest measurement kept. Each measurement is kept as
+  TARGETS/NAME.RUN_ID.N.topo and named in the CSV's target column;
+  NAME.topo is the latest.
 The namespaces come from tests/netns/lib.sh and vaced/tools/netns-launcher
 when they exist, else from results/lib/netns-min.sh.  Needs root for them.
 
@@ -518,6 +520,11 @@ keep_version() {
     cp "$1" "$v"
     echo "$v"
 }
+# topo_bnet FILE: the description's bnet in bytes per second
+topo_bnet() {
+    awk '$1 == "bnet" { m = ($4 ~ /^G/) ? 1e9 : ($4 ~ /^M/) ? 1e6 : ($4 ~ /^k/) ? 1e3 : 1; printf "%.0f", $3 * m }' "$1"
+}
+NET_BEST_BNET=0
 # measure_targets: (re)writes the descriptions this run owns
 measure_targets() {
     CAL_N=$((CAL_N + 1))
@@ -528,6 +535,25 @@ measure_targets() {
     fi
     if [[ $OWN_NET_TARGET == 1 ]]; then
         NET_TARGET=$(calibrate_net)
+        # A round that met a slow moment of the link (CPU time taken from
+        # the VM for seconds) would describe a slower link than the runs
+        # it predicts, compared by their fastest repetitions: measured
+        # again, up to twice, when its bnet is below 0.9 of the run's best
+        # so far, and the fastest measurement kept.
+        local bnet try kept=$WORK/netns-2.kept.topo
+        bnet=$(topo_bnet "$NET_TARGET")
+        cp "$NET_TARGET" "$kept"
+        for try in 1 2; do
+            awk -v b="$bnet" -v best="$NET_BEST_BNET" 'BEGIN { exit !(b < 0.9 * best) }' || break
+            say "the link measured $bnet B/s, below 0.9 of this run's best $NET_BEST_BNET B/s: measuring again"
+            NET_TARGET=$(calibrate_net)
+            if awk -v n="$(topo_bnet "$NET_TARGET")" -v b="$bnet" 'BEGIN { exit !(n > b) }'; then
+                bnet=$(topo_bnet "$NET_TARGET")
+                cp "$NET_TARGET" "$kept"
+            fi
+        done
+        cp "$kept" "$NET_TARGET"
+        awk -v b="$bnet" -v best="$NET_BEST_BNET" 'BEGIN { exit !(b > best) }' && NET_BEST_BNET=$bnet
         NET_TARGET=$(keep_version "$NET_TARGET")
         say "netns target: $NET_TARGET"
     fi
