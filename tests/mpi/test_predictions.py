@@ -281,6 +281,59 @@ def test_overheads(pp, ring):
             near_measured("ring of 8 ranks, 65536 B, with overheads", measure, 8 * eager_oneway(net, 65536, 3))
 
 
+def test_overhead_factors(pp, bench):
+    """send_overhead_factors: a message after C us of computation since the
+    rank's last message costs o_s f(C).  The ping-pong's messages follow one
+    another at once (f(0)); vaced-calib-bench's pipeline (rank 0 computes C,
+    then sends 8 B to rank 1, which receives it, then computes C) is bound by
+    its sender here, so its step less C is o_s f(C) (f linear in C between
+    the points, 3 at 100 us and 1 at 300 us: 2 at 200 us), plus the bench's
+    own CPU time between sends."""
+    keys = ["send_overhead = 10 us", "recv_overhead = 2 us", "send_overhead_factors = 0:0.1 100:3 300:1"]
+    with tempfile.TemporaryDirectory() as d:
+        topo = topo_with(d, "paper-16", "paper-16-overhead-factors", keys)
+        if pp:
+            test_pingpong(pp, "ping-pong with overhead factors", dict(PAPER, os=1e-6, **{"or": 2e-6}),
+                          topo, 3, [(0, 200), (32768, 200)])
+        if bench:
+            rc, out, err = run(2, [bench, "-t", "0.005", "-b", "3", "pipeline", "0", "50", "100", "200"], topo)
+            if need("vaced-calib-bench pipeline with overhead factors runs", rc, out, err):
+                step = {}
+                for c_us in (0, 50, 100, 200):
+                    m = re.search(rf"^pipeline compute_us={c_us} .* median_s=([0-9.eE+-]+)", out, re.M)
+                    step[c_us] = float(m.group(1)) if m else None
+                # the bench's own CPU time between two sends (its clock
+                # reads, 1-3 us here) is computation too, the same at every
+                # C: the steps' differences are the overheads' alone
+                for c_us, o_us in ((50, 15.5), (100, 30.0), (200, 20.0)):
+                    got = None if None in (step[c_us], step[0]) else step[c_us] - step[0]
+                    near(f"pipeline after {c_us} us of computation against none: the sender's overhead "
+                         f"{o_us} us against 1 us", got, (o_us - 1.0) * 1e-6, 0.15)
+
+
+def test_microbench(exe):
+    """tests/apps/microbench under VACED on paper-16: its ping-pong latency
+    is the closed form's one way (eager sizes; ranks 0 and 1 are 3 hops
+    apart), its windowed bandwidth of 16 KiB messages the closed form's,
+    and it verifies its data.  A window: the sender's 64 copies into its
+    send buffers, each message's flight (paper-16 has no injection_queue:
+    the flights overlap), the receiver's copy of the last one out, and the
+    4 B answer's one way."""
+    rc, out, err = run(2, [exe, "-m", "16384", "-s", "0.1", "latency", "bw"])
+    if not need("microbench runs", rc, out, err):
+        return
+    check("microbench verifies every message's bytes", "MICRO=done VERIFIED=yes" in out, out[-300:])
+    for s_ in (1, 64, 1024, 16384):
+        m = re.search(rf"^MICRO=latency SIZE={s_} VALUE=([0-9.]+) UNIT=us", out, re.M)
+        near(f"microbench latency {s_} B on paper-16", float(m.group(1)) * 1e-6 if m else None,
+             eager_oneway(PAPER, s_, 3), 0.02)
+    m = re.search(r"^MICRO=bw SIZE=16384 VALUE=([0-9.]+) UNIT=MB/s", out, re.M)
+    s_ = 16384
+    window = 65 * copy(PAPER, s_) + transfer(PAPER, s_, 3) + eager_oneway(PAPER, 4, 3)
+    near("microbench bw 16 KiB on paper-16: a window's time", 64 * s_ / (float(m.group(1)) * 1e6) if m else None,
+         window, 0.02)
+
+
 def test_ring(exe):
     for p, s in ((8, 65536), (16, 65536)):
         def measure():
@@ -992,6 +1045,10 @@ def main():
         bench = build("vaced-calib-bench", os.path.join(ROOT, "vaced", "tools", "vaced-calib-bench.c"))
         if bench:
             test_injection_queue(bench)
+        test_overhead_factors(pp, bench)
+        micro = build("microbench", os.path.join(ROOT, "tests", "apps", "microbench.c"))
+        if micro:
+            test_microbench(micro)
         adv = build("adversarial", "adversarial.c")
         if adv:
             test_adversarial(adv)

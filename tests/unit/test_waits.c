@@ -385,21 +385,31 @@ static void test_polling_cost(struct vaced_target *t)
     CHECK(counted[3] >= cap && counted[3] <= cap + US(5));      /* 1 ms: the cap */
 }
 
+/* topo/paper-16.topo with `extra` lines added; NULL (a failed check) if it
+ * does not load. */
+static struct vaced_target *paper16_with(const char *paper16, const char *extra)
+{
+    char text[4096];
+    FILE *f = fopen(paper16, "r");
+    size_t n = f ? fread(text, 1, sizeof text - 256, f) : 0;
+    if (f)
+        fclose(f);
+    snprintf(text + n, sizeof text - n, "\n%s", extra);
+    struct vaced_target *t = NULL;
+    if (!CHECK(n > 0 && load_text(text, 16, &t) == 0)) {
+        printf("  %s\n", errbuf);
+        return NULL;
+    }
+    return t;
+}
+
 /* A message that finds its receiver blocked longer than wakeup_after is
  * handled wakeup_latency late; idle counts from the wait's latest handling. */
 static void test_wakeup_events(const char *paper16)
 {
-    char text[4096];
-    FILE *f = fopen(paper16, "r");
-    size_t n = f ? fread(text, 1, sizeof text - 100, f) : 0;
-    if (f)
-        fclose(f);
-    snprintf(text + n, sizeof text - n, "\nwakeup_latency = 10 us\nwakeup_after = 20 us\n");
-    struct vaced_target *t = NULL;
-    if (!CHECK(n > 0 && load_text(text, 16, &t) == 0)) {
-        printf("  %s\n", errbuf);
+    struct vaced_target *t = paper16_with(paper16, "wakeup_latency = 10 us\nwakeup_after = 20 us\n");
+    if (!t)
         return;
-    }
     start(t, 0);
     vaced_st.tv = US(100);
     vaced_wait_begin();
@@ -433,19 +443,11 @@ static void test_wakeup_events(const char *paper16)
  * computed before it, the factor at 0. */
 static void test_overhead_factors(const char *paper16)
 {
-    char text[4096];
-    FILE *f = fopen(paper16, "r");
-    size_t n = f ? fread(text, 1, sizeof text - 200, f) : 0;
-    if (f)
-        fclose(f);
-    snprintf(text + n, sizeof text - n,
-             "\nsend_overhead = 4 us\nrecv_overhead = 2 us\nsend_overhead_factors = 0:0.5 100:2\n"
-             "recv_overhead_factors = 0:1 100:3\n");
-    struct vaced_target *t = NULL;
-    if (!CHECK(n > 0 && load_text(text, 16, &t) == 0)) {
-        printf("  %s\n", errbuf);
+    struct vaced_target *t = paper16_with(paper16, "send_overhead = 4 us\nrecv_overhead = 2 us\n"
+                                                   "send_overhead_factors = 0:0.5 100:2\n"
+                                                   "recv_overhead_factors = 0:1 100:3\n");
+    if (!t)
         return;
-    }
     const vaced_time_t tol = US(1);      /* the host's CPU time between the calls */
     start(t, 0);
     vaced_st.read_cost_ns = 0;
