@@ -10,7 +10,7 @@
  * and constant beyond the first and the last.
  *
  * send_overhead_factors and recv_overhead_factors: the per-message
- * overheads by the computation before the message.  A message after a
+ * overheads by the computation before the MPI call.  A message after a
  * long computation finds MPI's data out of the caches: here 13 us of CPU
  * per send after 300 us of computation, 4-5 us back to back.  Points
  * COMPUTE_US:FACTOR, the overhead times f(C), C the computation before
@@ -75,9 +75,9 @@ static int scan_point(const struct vaced_cfg *c, const struct vaced_entry *e, co
 bad:
     if (by_compute)
         return vaced_cfg_error(c, e->line,
-                               "'%s': expected MICROSECONDS:FACTOR (the computation since the "
-                               "rank's last message, then the overhead's factor, e.g. 100:1.3), "
-                               "got '%.*s'", e->key, toklen, tok);
+                               "'%s': expected MICROSECONDS:FACTOR (the computation before the "
+                               "MPI call, then the overhead's factor, e.g. 100:1.3), got '%.*s'",
+                               e->key, toklen, tok);
     return vaced_cfg_error(c, e->line,
                            "'%s': expected SIZE:FACTOR (bytes, then the rate's factor, "
                            "e.g. 8192:1.5), got '%.*s'", e->key, toklen, tok);
