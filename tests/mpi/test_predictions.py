@@ -319,19 +319,32 @@ def test_microbench(exe):
     send buffers, each message's flight (paper-16 has no injection_queue:
     the flights overlap), the receiver's copy of the last one out, and the
     4 B answer's one way."""
-    rc, out, err = run(2, [exe, "-m", "16384", "-s", "0.1", "latency", "bw"])
-    if not need("microbench runs", rc, out, err):
-        return
-    check("microbench verifies every message's bytes", "MICRO=done VERIFIED=yes" in out, out[-300:])
-    for s_ in (1, 64, 1024, 16384):
-        m = re.search(rf"^MICRO=latency SIZE={s_} VALUE=([0-9.]+) UNIT=us", out, re.M)
-        near(f"microbench latency {s_} B on paper-16", float(m.group(1)) * 1e-6 if m else None,
-             eager_oneway(PAPER, s_, 3), 0.02)
-    m = re.search(r"^MICRO=bw SIZE=16384 VALUE=([0-9.]+) UNIT=MB/s", out, re.M)
     s_ = 16384
+
+    def seconds(test, size):
+        """One run of a microbench test: a latency's one way, or a bw
+        window's time, in seconds; None if the run failed."""
+        rc, out, err = run(2, [exe, "-m", str(s_), "-s", "0.1", test])
+        m = re.search(rf"^MICRO={test} SIZE={size} VALUE=([0-9.]+) ", out, re.M)
+        if not (need(f"microbench {test} runs", rc, out, err) and m):
+            return None
+        value = float(m.group(1))
+        return value * 1e-6 if test == "latency" else 64 * size / (value * 1e6)
+
+    rc, out, err = run(2, [exe, "-m", str(s_), "-s", "0.1", "latency", "bw"])
+    if need("microbench runs", rc, out, err):
+        check("microbench verifies every message's bytes", "MICRO=done VERIFIED=yes" in out, out[-300:])
+    for size in (1, 64, 1024, 16384):
+        near_measured(f"microbench latency {size} B on paper-16",
+                      lambda: seconds("latency", size),
+                      eager_oneway(PAPER, size, 3))
     window = 65 * copy(PAPER, s_) + transfer(PAPER, s_, 3) + eager_oneway(PAPER, 4, 3)
-    near("microbench bw 16 KiB on paper-16: a window's time", 64 * s_ / (float(m.group(1)) * 1e6) if m else None,
-         window, 0.02)
+    # a window holds 130 MPI calls; the CPU time between them (the loop, the
+    # hooks' own untimed residue) is real host time, 1-2 % of the window
+    # here and more on a loaded machine, so this one is allowed 4 %
+    near_measured("microbench bw 16 KiB on paper-16: a window's time",
+                  lambda: seconds("bw", s_),
+                  window, 0.04)
 
 
 def test_ring(exe):
