@@ -158,12 +158,48 @@ void vaced_respond_end(void)
     vaced_activity_end();
 }
 
+/* The receiver's CPU work for one message: its overhead and the copy out. */
+static vaced_time_t recv_work(uint64_t bytes)
+{
+    return vaced_recv_overhead() + vaced_copy_time(bytes);
+}
+
 vaced_time_t vaced_recv_done(vaced_time_t ta, uint64_t bytes)
+{
+    return vaced_recv_posted_done(ta, bytes, VACED_TIME_UNSET);
+}
+
+/* When a posted receive's DATA is handled.  DATA that reached the target
+ * before the receive was posted there, though the host matched it the
+ * other way round, is copied out of the unexpected queue when the receive
+ * is posted, which tV has passed: the first progress point after the post
+ * does it (the same answer however often it is asked). */
+static vaced_time_t posted_handle_time(vaced_time_t ta, vaced_time_t posted)
+{
+    vaced_time_t cur = progress_start(), h = vaced_handle_time(cur, ta);
+    if (posted == VACED_TIME_UNSET || ta >= posted)
+        return h;
+    return vaced_time_max(h, vaced_waits_handle_time(&vaced_st.waits, cur, posted));
+}
+
+vaced_time_t vaced_recv_posted_done(vaced_time_t ta, uint64_t bytes, vaced_time_t posted)
 {
     if (!vaced_running || ta == VACED_TIME_UNSET)
         return VACED_TIME_UNSET;
-    return vaced_handle_time(progress_start(), ta) + vaced_recv_overhead() +
-        vaced_copy_time(bytes);
+    return posted_handle_time(ta, posted) + recv_work(bytes);
+}
+
+void vaced_wait_complete_recv(vaced_time_t ta, uint64_t bytes, vaced_time_t posted)
+{
+    if (!vaced_running || ta == VACED_TIME_UNSET)
+        return;
+    if (vaced_st.waits.depth == 0) {
+        vaced_complete_now(vaced_recv_posted_done(ta, bytes, posted));
+        return;
+    }
+    vaced_time_t h = posted_handle_time(ta, posted), work = recv_work(bytes);
+    vaced_turns_add(&vaced_st.recv_turns, h, work);    /* no memory: no turn, still h + work */
+    vaced_wait_complete(h + work);
 }
 
 vaced_time_t vaced_recv_found_at(vaced_time_t ta, uint64_t bytes, vaced_time_t post)
@@ -175,7 +211,7 @@ vaced_time_t vaced_recv_found_at(vaced_time_t ta, uint64_t bytes, vaced_time_t p
         post = vaced_st.tv;
     if (ta > post)
         return VACED_TIME_UNSET;
-    vaced_time_t done = post + vaced_recv_overhead() + vaced_copy_time(bytes);     /* ADR: E_DR^end */
+    vaced_time_t done = post + recv_work(bytes);        /* ADR: E_DR^end */
     if (now)
         vaced_st.tv = done;
     return done;
@@ -220,6 +256,7 @@ void vaced_wait_end(void)
         return;
     struct vaced_waits *w = &vaced_st.waits;
     if (--w->depth == 0) {
+        w->done = vaced_time_max(w->done, vaced_turns_finish(&vaced_st.recv_turns, w->done));
         vaced_st.tv = vaced_time_max(w->start, w->done);       /* AWTend */
         vaced_waits_record_blocked(w, w->start, vaced_st.tv, w->active, w->active_from);
     }

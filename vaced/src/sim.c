@@ -184,5 +184,6 @@ void vaced_shutdown(void)
     vaced_st.target = NULL;
     free(vaced_st.sent_to);
     vaced_st.sent_to = NULL;
+    vaced_turns_free(&vaced_st.recv_turns);
     vaced_cputime_fini();
 }

@@ -9,6 +9,7 @@
 #include "cputime.h"
 #include "waits.h"
 #include "deferred.h"
+#include "turns.h"
 
 struct vaced_state {
     int rank, size;
@@ -32,6 +33,7 @@ struct vaced_state {
     char target_path[512];
     struct vaced_waits waits;
     struct vaced_early_queue early;
+    struct vaced_turns recv_turns; /* the running wait's received messages (events.c) */
 };
 
 /* The most CPU time one failed test counts (clock.c).  Its own CPU time on
