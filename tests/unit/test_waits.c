@@ -22,27 +22,27 @@ static void test_history(void)
     struct vaced_waits w;
     vaced_waits_reset(&w);
     /* no progress point since the start: the current one handles it */
-    CHECK_EQ_I64(vaced_waits_handle_time(&w, US(5), US(3)), US(5));
+    CHECK_EQ_I64(vaced_waits_handle_time(&w, US(5), US(3), 0), US(5));
 
     vaced_waits_record(&w, US(10), US(20));
     vaced_waits_record(&w, US(30), US(40));
     vaced_waits_record(&w, US(50), US(50));     /* a test: a zero-length progress point */
     vaced_time_t cur = US(70);
     /* arrives during the current progress point, or after it started */
-    CHECK_EQ_I64(vaced_waits_handle_time(&w, cur, US(75)), US(75));
-    CHECK_EQ_I64(vaced_waits_handle_time(&w, cur, US(70)), US(70));
+    CHECK_EQ_I64(vaced_waits_handle_time(&w, cur, US(75), 0), US(75));
+    CHECK_EQ_I64(vaced_waits_handle_time(&w, cur, US(70), 0), US(70));
     /* arrives while an earlier wait was progressing: handled on arrival */
-    CHECK_EQ_I64(vaced_waits_handle_time(&w, cur, US(15)), US(15));
-    CHECK_EQ_I64(vaced_waits_handle_time(&w, cur, US(30)), US(30));
-    CHECK_EQ_I64(vaced_waits_handle_time(&w, cur, US(39)), US(39));
+    CHECK_EQ_I64(vaced_waits_handle_time(&w, cur, US(15), 0), US(15));
+    CHECK_EQ_I64(vaced_waits_handle_time(&w, cur, US(30), 0), US(30));
+    CHECK_EQ_I64(vaced_waits_handle_time(&w, cur, US(39), 0), US(39));
     /* arrives during computation: the next progress point handles it */
-    CHECK_EQ_I64(vaced_waits_handle_time(&w, cur, US(20)), US(30));
-    CHECK_EQ_I64(vaced_waits_handle_time(&w, cur, US(25)), US(30));
-    CHECK_EQ_I64(vaced_waits_handle_time(&w, cur, US(45)), US(50));
-    CHECK_EQ_I64(vaced_waits_handle_time(&w, cur, US(50)), cur);   /* the test at 50 had ended */
-    CHECK_EQ_I64(vaced_waits_handle_time(&w, cur, US(60)), cur);
+    CHECK_EQ_I64(vaced_waits_handle_time(&w, cur, US(20), 0), US(30));
+    CHECK_EQ_I64(vaced_waits_handle_time(&w, cur, US(25), 0), US(30));
+    CHECK_EQ_I64(vaced_waits_handle_time(&w, cur, US(45), 0), US(50));
+    CHECK_EQ_I64(vaced_waits_handle_time(&w, cur, US(50), 0), cur);   /* the test at 50 had ended */
+    CHECK_EQ_I64(vaced_waits_handle_time(&w, cur, US(60), 0), cur);
     /* before the rank's first progress point: that point handles it */
-    CHECK_EQ_I64(vaced_waits_handle_time(&w, cur, US(5)), US(10));
+    CHECK_EQ_I64(vaced_waits_handle_time(&w, cur, US(5), 0), US(10));
 
     /* the ring keeps the newest VACED_WAIT_HISTORY waits */
     vaced_waits_reset(&w);
@@ -50,11 +50,11 @@ static void test_history(void)
         vaced_waits_record(&w, US(10 * i), US(10 * i + 5));
     CHECK_EQ_U64(w.count, VACED_WAIT_HISTORY);
     vaced_time_t last = US(10 * (VACED_WAIT_HISTORY + 9));
-    CHECK_EQ_I64(vaced_waits_handle_time(&w, last + US(100), last - US(7)), last - US(7));
-    CHECK_EQ_I64(vaced_waits_handle_time(&w, last + US(100), last - US(3)), last);
-    CHECK_EQ_I64(vaced_waits_handle_time(&w, last + US(100), last + US(3)), last + US(3));
+    CHECK_EQ_I64(vaced_waits_handle_time(&w, last + US(100), last - US(7), 0), last - US(7));
+    CHECK_EQ_I64(vaced_waits_handle_time(&w, last + US(100), last - US(3), 0), last);
+    CHECK_EQ_I64(vaced_waits_handle_time(&w, last + US(100), last + US(3), 0), last + US(3));
     /* older than every kept wait, once some were dropped: on arrival */
-    CHECK_EQ_I64(vaced_waits_handle_time(&w, last + US(100), US(30)), US(30));
+    CHECK_EQ_I64(vaced_waits_handle_time(&w, last + US(100), US(30), 0), US(30));
 }
 
 /* How long a rank had been idle in a wait when a message arrived. */
@@ -63,7 +63,7 @@ static void test_idle_since(void)
     struct vaced_waits w;
     vaced_waits_reset(&w);
     CHECK_EQ_I64(vaced_waits_idle_since(&w, US(5)), VACED_TIME_UNSET);    /* no wait yet */
-    vaced_waits_record_blocked(&w, US(10), US(40), US(25), US(25));  /* handled a message at 25 */
+    vaced_waits_record_blocked(&w, US(10), US(40), US(10), US(10), US(25), US(25));  /* handled a message at 25 */
     vaced_waits_record(&w, US(50), US(60));                   /* polls */
     CHECK_EQ_I64(vaced_waits_idle_since(&w, US(20)), US(10)); /* before that handling: since the start */
     CHECK_EQ_I64(vaced_waits_idle_since(&w, US(30)), US(25)); /* after it: since then */
@@ -488,21 +488,51 @@ static void test_overhead_factors(const char *paper16)
 static void test_turns(void)
 {
     struct vaced_turns q = { 0 };
-    CHECK_EQ_I64(vaced_turns_finish(&q, US(7)), US(7));         /* none */
+    vaced_time_t first;
+    CHECK_EQ_I64(vaced_turns_finish(&q, US(7), &first), US(7));        /* none */
+    CHECK_EQ_I64(first, US(7));
     vaced_turns_add(&q, US(10), US(5));
-    CHECK_EQ_I64(vaced_turns_finish(&q, US(7)), US(15));        /* one: start + work */
-    CHECK_EQ_I64(vaced_turns_finish(&q, US(7)), US(7));         /* emptied */
+    CHECK_EQ_I64(vaced_turns_finish(&q, US(7), &first), US(15));       /* one: start + work */
+    CHECK_EQ_I64(first, US(10));
+    CHECK_EQ_I64(vaced_turns_finish(&q, US(7), &first), US(7));        /* emptied */
     /* three at once, then one after a gap */
     vaced_turns_add(&q, US(100), US(4));
     vaced_turns_add(&q, US(10), US(5));
     vaced_turns_add(&q, US(10), US(5));
     vaced_turns_add(&q, US(12), US(5));
-    CHECK_EQ_I64(vaced_turns_finish(&q, 0), US(104));           /* 10..25 busy, 100..104 */
-    for (int i = 0; i < 1000; i++)                              /* grows past its first block */
+    CHECK_EQ_I64(vaced_turns_finish(&q, 0, &first), US(104));          /* 10..25 busy, 100..104 */
+    CHECK_EQ_I64(first, US(10));
+    for (int i = 0; i < 1000; i++)                                      /* grows past its first block */
         vaced_turns_add(&q, US(1000 - i), US(1));
-    CHECK_EQ_I64(vaced_turns_finish(&q, 0), US(1001));          /* from 1, back to back */
+    CHECK_EQ_I64(vaced_turns_finish(&q, 0, &first), US(1001));         /* from 1, back to back */
     vaced_turns_free(&q);
     CHECK(q.items == NULL && q.count == 0);
+}
+
+/* A recorded wait that took turns from 20 to 30 handles a message that
+ * came before them at once, one that came during them when they are
+ * done, if its own work fits before the wait's end; one that took turns
+ * until its end leaves its messages to the next progress point that can
+ * take them (a poll always can). */
+static void test_history_turns(void)
+{
+    struct vaced_waits w;
+    vaced_waits_reset(&w);
+    vaced_waits_record_blocked(&w, US(10), US(40), US(20), US(30), US(10), US(10));
+    vaced_waits_record_blocked(&w, US(50), US(60), US(50), US(60), US(50), US(50));
+    vaced_waits_record(&w, US(70), US(70));
+    CHECK_EQ_I64(vaced_waits_handle_time(&w, US(80), US(15), 0), US(15));
+    CHECK_EQ_I64(vaced_waits_handle_time(&w, US(80), US(25), 0), US(30));
+    CHECK_EQ_I64(vaced_waits_handle_time(&w, US(80), US(35), 0), US(35));
+    CHECK_EQ_I64(vaced_waits_handle_time(&w, US(80), US(55), 0), US(70));
+    CHECK_EQ_I64(vaced_waits_handle_time(&w, US(80), US(15), US(3)), US(15));
+    CHECK_EQ_I64(vaced_waits_handle_time(&w, US(80), US(25), US(5)), US(30));
+    CHECK_EQ_I64(vaced_waits_handle_time(&w, US(80), US(25), US(15)), US(70));  /* past both waits' ends */
+    CHECK_EQ_I64(vaced_waits_handle_time(&w, US(80), US(38), US(5)), US(70));
+    CHECK_EQ_I64(vaced_waits_handle_time(&w, US(80), US(55), US(1)), US(70));
+    vaced_waits_record_blocked(&w, US(75), US(76), US(75), US(75), US(75), US(75));
+    CHECK_EQ_I64(vaced_waits_handle_time(&w, US(80), US(72), US(1)), US(75));   /* fits in [75, 76] */
+    CHECK_EQ_I64(vaced_waits_handle_time(&w, US(80), US(72), US(2)), US(80));   /* only the current one */
 }
 
 /* Receives one wait completes take turns on the receiving CPU
@@ -520,38 +550,29 @@ static void test_recv_turns(const char *paper16)
     vaced_st.tv = US(100);
     vaced_wait_begin();
     for (int i = 0; i < 3; i++)
-        vaced_wait_complete_recv(US(90), 1000, VACED_TIME_UNSET);
+        vaced_wait_complete_recv(US(90), 1000);
     vaced_wait_end();
     CHECK_NEAR_I64(vaced_now(), US(100) + 3 * (US(5) + c), tol);
     vaced_st.tv = US(150);
     vaced_wait_begin();
-    vaced_wait_complete_recv(US(202), 0, VACED_TIME_UNSET);           /* added out of order */
-    vaced_wait_complete_recv(US(200), 0, VACED_TIME_UNSET);
+    vaced_wait_complete_recv(US(202), 0);           /* added out of order */
+    vaced_wait_complete_recv(US(200), 0);
     vaced_wait_end();
     CHECK_EQ_I64(vaced_now(), US(210));
     vaced_wait_begin();
     vaced_time_t one = vaced_recv_done(US(300), 1000);
-    vaced_wait_complete_recv(US(300), 1000, VACED_TIME_UNSET);
+    vaced_wait_complete_recv(US(300), 1000);
     vaced_wait_end();
     CHECK_EQ_I64(vaced_now(), one);
     CHECK_NEAR_I64(one, US(305) + c, tol);
     /* outside a wait: completes now, at its own time */
-    vaced_wait_complete_recv(US(400), 0, VACED_TIME_UNSET);
+    vaced_wait_complete_recv(US(400), 0);
     CHECK_EQ_I64(vaced_now(), US(405));
-    /* DATA that reached the target in the wait [150, 210], its receive
-     * posted at 450 while computing (matched the other way round on the
-     * host): copied when posted, which tV has passed, so at the first
-     * progress point after the post, this wait's start, asked before or
-     * after it ends; one posted at 180 took it at its arrival, in that wait */
-    vaced_st.tv = US(500);
-    vaced_wait_begin();
-    CHECK_EQ_I64(vaced_recv_posted_done(US(205), 0, US(450)), US(505));
-    CHECK_EQ_I64(vaced_recv_posted_done(US(205), 0, US(180)), US(210));
-    vaced_wait_complete_recv(US(205), 0, US(450));
-    vaced_wait_complete_recv(US(205), 0, US(180));
-    vaced_wait_end();
-    CHECK_EQ_I64(vaced_now(), US(505));
-    CHECK_EQ_I64(vaced_recv_posted_done(US(205), 0, US(450)), US(505));
+    /* the wait [150, 210] took turns from 200 to its end: a message that
+     * came at 203 is handled at the next progress point, the wait from
+     * 210; one that came at 170, before the turns, at once */
+    CHECK_EQ_I64(vaced_recv_done(US(203), 0), US(210) + US(5));
+    CHECK_EQ_I64(vaced_recv_done(US(170), 0), US(170) + US(5));
     vaced_running = 0;
     vaced_turns_free(&vaced_st.recv_turns);
     vaced_target_free(t);
@@ -564,6 +585,7 @@ int main(int argc, char **argv)
     test_history();
     test_idle_since();
     test_turns();
+    test_history_turns();
     struct vaced_target *t = NULL;
     if (CHECK(vaced_target_load(path, 16, &t, err, sizeof err) == 0)) {
         test_events(t);

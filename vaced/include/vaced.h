@@ -154,10 +154,6 @@ void vaced_respond_begin_at(vaced_time_t ta, vaced_time_t post);
 /* Completion time of a receive whose DATA (bytes) arrives at `ta`:
  * the handling time of `ta` plus the copy to the user buffer. */
 vaced_time_t vaced_recv_done(vaced_time_t ta, uint64_t bytes);
-/* The same for a receive posted at target time `posted` (VACED_TIME_UNSET:
- * not known): DATA that had arrived by then is handled no earlier than the
- * first progress point after the post (the copy the post would have made). */
-vaced_time_t vaced_recv_posted_done(vaced_time_t ta, uint64_t bytes, vaced_time_t posted);
 
 /* DATA found in the unexpected queue when its receive is posted (ADR):
  * if it has arrived on the target by tV, the copy happens now and advances
@@ -203,14 +199,15 @@ void vaced_poll(void);
 void vaced_wait_begin(void);
 /* One awaited communication completes at target time `done`. */
 void vaced_wait_complete(vaced_time_t done);
-/* One awaited receive of eager DATA (bytes) arriving at `ta`, posted at
- * `posted`, completes: at vaced_recv_posted_done's time or, when the wait
- * handles other messages too, after its turn on the receiving CPU
- * (recv_overhead and copy, in the order of handling).  Once per receive
- * and wait. */
-void vaced_wait_complete_recv(vaced_time_t ta, uint64_t bytes, vaced_time_t posted);
-/* The wait ends at max(AWTstart, latest completion, the receiving CPU's
- * last turn). */
+/* One awaited receive of eager DATA (bytes) arriving at `ta` completes:
+ * at vaced_recv_done's time or, when the wait handles other messages too,
+ * after its turn on the receiving CPU (recv_overhead and copy, in the
+ * order of handling).  Once per receive and wait.  A message that arrives
+ * during a past wait while its CPU took turns is handled at the first
+ * progress point at which the CPU was free. */
+void vaced_wait_complete_recv(vaced_time_t ta, uint64_t bytes);
+/* The wait ends at max(AWTstart, latest completion, the end of the
+ * receiving CPU's last turn). */
 void vaced_wait_end(void);
 
 /* A request found complete without a wait (e.g. MPI_Wait on a completed

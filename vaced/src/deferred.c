@@ -62,7 +62,7 @@ int vaced_fire_deferred(vaced_time_t limit)
         int handling = w->handling;
         vaced_time_t handle_ts = w->handle_ts;
         w->handling = 1;
-        w->handle_ts = vaced_time_max(d.not_before, vaced_handle_time(cur, d.due)) +
+        w->handle_ts = vaced_time_max(d.not_before, vaced_handle_time(cur, d.due, 0)) +
             vaced_recv_overhead();
         d.fire(d.arg);
         w->handling = handling;

@@ -76,7 +76,7 @@ vaced_time_t vaced_rndv_data_arrival(int src, uint64_t bytes, vaced_time_t ta)
      * streams the data) if this rank is at a progress point then. */
     vaced_time_t copy = vaced_copy_time(bytes);
     vaced_time_t sent = ta - copy - vaced_target_transfer_time(t, src, vaced_st.rank, bytes);
-    vaced_time_t start = vaced_waits_handle_time(&vaced_st.waits, progress_start(), sent);
+    vaced_time_t start = vaced_waits_handle_time(&vaced_st.waits, progress_start(), sent, 0);
     /* A CPU still busy with an earlier transfer (its own DATA, in an
      * exchange) is awake; an idle one wakes up when the data reaches it.
      * The wake-up is added to the whole, as the calibration's ping-pong
@@ -104,7 +104,7 @@ vaced_time_t vaced_handle_begin(vaced_time_t ta)
     /* A stamped message costs the receiver its overhead before it can
      * answer (0 unless the target sets one). */
     vaced_time_t t = ta == VACED_TIME_UNSET ? cur
-                                            : vaced_handle_time(cur, ta) + vaced_recv_overhead();
+                                            : vaced_handle_time(cur, ta, 0) + vaced_recv_overhead();
     w->handling = 1;
     w->handle_ts = t;
     return t;
@@ -139,7 +139,7 @@ void vaced_respond_begin_at(vaced_time_t ta, vaced_time_t post)
     else if (ta <= post)
         w->handle_ts = post + vaced_recv_overhead();
     else
-        w->handle_ts = vaced_handle_time(progress_start(), ta) + vaced_recv_overhead();
+        w->handle_ts = vaced_handle_time(progress_start(), ta, 0) + vaced_recv_overhead();
 }
 
 void vaced_respond_begin(vaced_time_t ta)
@@ -166,38 +166,21 @@ static vaced_time_t recv_work(uint64_t bytes)
 
 vaced_time_t vaced_recv_done(vaced_time_t ta, uint64_t bytes)
 {
-    return vaced_recv_posted_done(ta, bytes, VACED_TIME_UNSET);
-}
-
-/* When a posted receive's DATA is handled.  DATA that reached the target
- * before the receive was posted there, though the host matched it the
- * other way round, is copied out of the unexpected queue when the receive
- * is posted, which tV has passed: the first progress point after the post
- * does it (the same answer however often it is asked). */
-static vaced_time_t posted_handle_time(vaced_time_t ta, vaced_time_t posted)
-{
-    vaced_time_t cur = progress_start(), h = vaced_handle_time(cur, ta);
-    if (posted == VACED_TIME_UNSET || ta >= posted)
-        return h;
-    return vaced_time_max(h, vaced_waits_handle_time(&vaced_st.waits, cur, posted));
-}
-
-vaced_time_t vaced_recv_posted_done(vaced_time_t ta, uint64_t bytes, vaced_time_t posted)
-{
     if (!vaced_running || ta == VACED_TIME_UNSET)
         return VACED_TIME_UNSET;
-    return posted_handle_time(ta, posted) + recv_work(bytes);
+    vaced_time_t work = recv_work(bytes);
+    return vaced_handle_time(progress_start(), ta, work) + work;
 }
 
-void vaced_wait_complete_recv(vaced_time_t ta, uint64_t bytes, vaced_time_t posted)
+void vaced_wait_complete_recv(vaced_time_t ta, uint64_t bytes)
 {
     if (!vaced_running || ta == VACED_TIME_UNSET)
         return;
     if (vaced_st.waits.depth == 0) {
-        vaced_complete_now(vaced_recv_posted_done(ta, bytes, posted));
+        vaced_complete_now(vaced_recv_done(ta, bytes));
         return;
     }
-    vaced_time_t h = posted_handle_time(ta, posted), work = recv_work(bytes);
+    vaced_time_t work = recv_work(bytes), h = vaced_handle_time(progress_start(), ta, work);
     vaced_turns_add(&vaced_st.recv_turns, h, work);    /* no memory: no turn, still h + work */
     vaced_wait_complete(h + work);
 }
@@ -256,9 +239,9 @@ void vaced_wait_end(void)
         return;
     struct vaced_waits *w = &vaced_st.waits;
     if (--w->depth == 0) {
-        w->done = vaced_time_max(w->done, vaced_turns_finish(&vaced_st.recv_turns, w->done));
-        vaced_st.tv = vaced_time_max(w->start, w->done);       /* AWTend */
-        vaced_waits_record_blocked(w, w->start, vaced_st.tv, w->active, w->active_from);
+        vaced_time_t busy_from, busy = vaced_turns_finish(&vaced_st.recv_turns, w->start, &busy_from);
+        vaced_st.tv = vaced_time_max(w->done, busy);           /* AWTend */
+        vaced_waits_record_blocked(w, w->start, vaced_st.tv, busy_from, busy, w->active, w->active_from);
     }
     vaced_activity_end();
 }

@@ -42,10 +42,10 @@ vaced_time_t vaced_wakeup_delay(vaced_time_t ta)
     return since == VACED_TIME_UNSET ? 0 : vaced_target_wakeup_time(t, ta - since);
 }
 
-vaced_time_t vaced_handle_time(vaced_time_t cur, vaced_time_t ta)
+vaced_time_t vaced_handle_time(vaced_time_t cur, vaced_time_t ta, vaced_time_t work)
 {
     struct vaced_waits *w = &vaced_st.waits;
-    vaced_time_t h = vaced_waits_handle_time(w, cur, ta);
+    vaced_time_t h = vaced_waits_handle_time(w, cur, ta, work);
     if (h == ta)
         h += vaced_wakeup_delay(ta);
     if (w->depth > 0 && h > w->active) {

@@ -17,11 +17,12 @@ vaced_time_t vaced_send_overhead(int dest);
 /* CPU time the receiver spends on one protocol message it handles
  * (recv_overhead, recv_overhead_factors, as above). */
 vaced_time_t vaced_recv_overhead(void);
-/* When this rank handles a message arriving at `ta`, its current progress
- * point having started at `cur`: Algorithm 3 (vaced_waits_handle_time),
- * plus the target's wake-up when the message finds the rank asleep in a
- * wait.  Notes the handling as the running wait's latest activity. */
-vaced_time_t vaced_handle_time(vaced_time_t cur, vaced_time_t ta);
+/* When this rank handles a message arriving at `ta` that keeps its CPU
+ * busy for `work`, its current progress point having started at `cur`:
+ * Algorithm 3 (vaced_waits_handle_time), plus the target's wake-up when the
+ * message finds the rank asleep in a wait.  Notes the handling as the
+ * running wait's latest activity. */
+vaced_time_t vaced_handle_time(vaced_time_t cur, vaced_time_t ta, vaced_time_t work);
 /* The target's wake-up delay of a message reaching this rank at `ta`: 0
  * unless the rank was then blocked in a wait, idle long enough to sleep. */
 vaced_time_t vaced_wakeup_delay(vaced_time_t ta);

@@ -22,8 +22,9 @@ static int by_start(const void *a, const void *b)
     return (x > y) - (x < y);
 }
 
-vaced_time_t vaced_turns_finish(struct vaced_turns *q, vaced_time_t none)
+vaced_time_t vaced_turns_finish(struct vaced_turns *q, vaced_time_t none, vaced_time_t *first)
 {
+    *first = none;
     if (q->count == 0)
         return none;
     /* a wait's messages mostly come in start order: qsort only when not */
@@ -32,7 +33,7 @@ vaced_time_t vaced_turns_finish(struct vaced_turns *q, vaced_time_t none)
             qsort(q->items, q->count, sizeof *q->items, by_start);
             break;
         }
-    vaced_time_t busy = q->items[0].start;
+    vaced_time_t busy = *first = q->items[0].start;
     for (unsigned i = 0; i < q->count; i++)
         busy = vaced_time_max(busy, q->items[i].start) + q->items[i].work;
     q->count = 0;

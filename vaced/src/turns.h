@@ -21,8 +21,9 @@ struct vaced_turns {
 int vaced_turns_add(struct vaced_turns *q, vaced_time_t start, vaced_time_t work);
 /* When the CPU is done with every added message, each begun at its start
  * or when the one handled before it is done (in start order, whatever
- * order they were added in); `none` when there are none.  Empties q. */
-vaced_time_t vaced_turns_finish(struct vaced_turns *q, vaced_time_t none);
+ * order they were added in), and in *first when it began the first;
+ * `none` for both when there are none.  Empties q. */
+vaced_time_t vaced_turns_finish(struct vaced_turns *q, vaced_time_t none, vaced_time_t *first);
 void vaced_turns_free(struct vaced_turns *q);
 
 #endif

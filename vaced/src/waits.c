@@ -32,13 +32,14 @@ static void record(struct vaced_waits *w, struct vaced_span span)
 
 void vaced_waits_record(struct vaced_waits *w, vaced_time_t start, vaced_time_t end)
 {
-    record(w, (struct vaced_span){ start, end, start, start, 0 });
+    record(w, (struct vaced_span){ start, end, start, start, start, start, 0 });
 }
 
 void vaced_waits_record_blocked(struct vaced_waits *w, vaced_time_t start, vaced_time_t end,
+                                vaced_time_t busy_from, vaced_time_t busy,
                                 vaced_time_t active, vaced_time_t active_from)
 {
-    record(w, (struct vaced_span){ start, end, active, active_from, 1 });
+    record(w, (struct vaced_span){ start, end, busy_from, busy, active, active_from, 1 });
 }
 
 /* Index of the last recorded wait that started at or before ta (binary
@@ -79,7 +80,22 @@ vaced_time_t vaced_waits_idle_since(const struct vaced_waits *w, vaced_time_t ta
     return s->blocked && s->end >= ta ? idle_from(s->start, s->active, s->active_from, ta) : VACED_TIME_UNSET;
 }
 
-vaced_time_t vaced_waits_handle_time(const struct vaced_waits *w, vaced_time_t cur, vaced_time_t ta)
+/* When span s, reached by a message at `a` (its arrival, or the span's
+ * start), handles it; VACED_TIME_UNSET when it cannot.  A poll handles
+ * what reaches it; a wait once its turns are done, if the message's work
+ * fits before its end (work 0: if that is before its end). */
+static vaced_time_t span_handles(const struct vaced_span *s, vaced_time_t a, vaced_time_t work)
+{
+    if (!s->blocked)
+        return a;
+    vaced_time_t h = a < s->busy_from ? a : vaced_time_max(a, s->busy);
+    if (work > 0 ? h + work <= s->end : h < s->end || (h == a && s->busy_from == s->busy))
+        return h;
+    return VACED_TIME_UNSET;
+}
+
+vaced_time_t vaced_waits_handle_time(const struct vaced_waits *w, vaced_time_t cur, vaced_time_t ta,
+                                     vaced_time_t work)
 {
     if (ta >= cur)
         return ta;
@@ -90,9 +106,13 @@ vaced_time_t vaced_waits_handle_time(const struct vaced_waits *w, vaced_time_t c
          * progress point; otherwise history is gone and arrival is the
          * best bound left */
         return w->dropped ? ta : span_at(w, 0)->start;
-    unsigned lo = last_started(w, ta);
-    if (span_at(w, lo)->end > ta)
-        return ta;      /* arrived while that wait was progressing */
-    /* Arrived during computation: the next progress point handles it. */
-    return lo + 1 < w->count ? span_at(w, lo + 1)->start : cur;
+    unsigned i = last_started(w, ta);
+    vaced_time_t h = VACED_TIME_UNSET;
+    if (span_at(w, i)->end > ta)
+        h = span_handles(span_at(w, i), ta, work);     /* arrived while that wait was progressing */
+    /* Arrived during computation, or that wait could not take it: the
+     * next progress point that can handles it. */
+    while (h == VACED_TIME_UNSET && ++i < w->count)
+        h = span_handles(span_at(w, i), span_at(w, i)->start, work);
+    return h == VACED_TIME_UNSET ? cur : h;
 }

@@ -13,9 +13,10 @@
 
 /* A progress point: a blocking wait (blocked: the rank can fall asleep in
  * it; active: the end of its latest handling, of a message that arrived at
- * active_from), or polls (not blocked). */
+ * active_from; from busy_from to busy its CPU took turns on the messages
+ * it handled), or polls (not blocked). */
 struct vaced_span {
-    vaced_time_t start, end, active, active_from;
+    vaced_time_t start, end, busy_from, busy, active, active_from;
     int blocked;
 };
 
@@ -38,13 +39,20 @@ struct vaced_waits {
 void vaced_waits_reset(struct vaced_waits *w);
 /* Records a finished wait [start, end]; starts never decrease. */
 void vaced_waits_record(struct vaced_waits *w, vaced_time_t start, vaced_time_t end);
-/* The same for a blocking wait whose latest handling, of a message that
- * arrived at `active_from`, ended at `active`. */
+/* The same for a blocking wait whose CPU took turns on the messages it
+ * handled from `busy_from` to `busy` (both `start`: none) and whose latest
+ * handling, of a message that arrived at `active_from`, ended at `active`. */
 void vaced_waits_record_blocked(struct vaced_waits *w, vaced_time_t start, vaced_time_t end,
+                                vaced_time_t busy_from, vaced_time_t busy,
                                 vaced_time_t active, vaced_time_t active_from);
 /* Algorithm 3, lines 1-13: the target time at which a message arriving at
- * `ta` is handled, when the current progress point started at `cur`. */
-vaced_time_t vaced_waits_handle_time(const struct vaced_waits *w, vaced_time_t cur, vaced_time_t ta);
+ * `ta` is handled, when the current progress point started at `cur`.  A
+ * past wait whose CPU was busy with its turns when the message came handles
+ * it once they are done; a message that keeps the CPU busy for `work` (> 0)
+ * only when that fits before the wait's end.  Otherwise the next progress
+ * point does: a wait's time is past, and its end cannot move. */
+vaced_time_t vaced_waits_handle_time(const struct vaced_waits *w, vaced_time_t cur, vaced_time_t ta,
+                                     vaced_time_t work);
 /* When a message arriving at `ta` finds the rank blocked in a wait (the
  * running one, or a recorded wait that spanned ta): the time since which it
  * had been idle there, the wait's start or its latest handling before ta;
