@@ -202,10 +202,11 @@ void vaced_wait_complete(vaced_time_t done);
 /* One awaited receive of eager DATA (bytes) arriving at `ta` completes:
  * at vaced_recv_done's time or, when the wait handles other messages too,
  * after its turn on the receiving CPU (recv_overhead and copy, in the
- * order of handling).  Once per receive and wait.  A message that arrives
- * during a past wait while its CPU took turns is handled at the first
- * progress point at which the CPU was free. */
-void vaced_wait_complete_recv(vaced_time_t ta, uint64_t bytes);
+ * order of handling).  Once per receive and wait.  Returns a completion
+ * time for the caller to keep: once the wait is over, vaced_recv_done
+ * cannot tell which messages took its turns (a past wait takes a message
+ * only where its CPU was free, see vaced_waits_handle_time). */
+vaced_time_t vaced_wait_complete_recv(vaced_time_t ta, uint64_t bytes);
 /* The wait ends at max(AWTstart, latest completion, the end of the
  * receiving CPU's last turn). */
 void vaced_wait_end(void);

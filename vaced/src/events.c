@@ -172,17 +172,19 @@ vaced_time_t vaced_recv_done(vaced_time_t ta, uint64_t bytes)
     return vaced_handle_time(progress_start(), ta, work) + work;
 }
 
-void vaced_wait_complete_recv(vaced_time_t ta, uint64_t bytes)
+vaced_time_t vaced_wait_complete_recv(vaced_time_t ta, uint64_t bytes)
 {
     if (!vaced_running || ta == VACED_TIME_UNSET)
-        return;
+        return VACED_TIME_UNSET;
     if (vaced_st.waits.depth == 0) {
-        vaced_complete_now(vaced_recv_done(ta, bytes));
-        return;
+        vaced_time_t done = vaced_recv_done(ta, bytes);
+        vaced_complete_now(done);
+        return done;
     }
     vaced_time_t work = recv_work(bytes), h = vaced_handle_time(progress_start(), ta, work);
     vaced_turns_add(&vaced_st.recv_turns, h, work);    /* no memory: no turn, still h + work */
     vaced_wait_complete(h + work);
+    return h + work;
 }
 
 vaced_time_t vaced_recv_found_at(vaced_time_t ta, uint64_t bytes, vaced_time_t post)
