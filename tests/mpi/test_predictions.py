@@ -373,6 +373,38 @@ def test_recv_turns(exe):
         near_measured("bibw 1 KiB, o_s = 10 us, o_r = 40 us: a window's 64 receives take turns", measure, window, 0.01)
 
 
+def test_window_turns(exe):
+    """However a window of receives is completed, the receiving CPU takes
+    its messages in turn: tests/mpi/window.c posts 64 MPI_Irecv and 64
+    MPI_Isend of 1 KiB each way and completes them by MPI_Waitall, by
+    MPI_Wait on each, by MPI_Waitany or by MPI_Waitsome until none is left
+    (o_s 10 us, o_r 40 us, as test_recv_turns).  Waitall and Wait meet
+    64 (o_s + o_r + 2 s/Bmem) within 1 % (a Wait loop used to take a
+    quarter of it: each message at its arrival).  Waitany and Waitsome take
+    their turns too (a quarter of it before): never less than the closed
+    form, but a rank that falls behind posts its next window's receives
+    after the peer's messages arrived, each post then charged o_r and the
+    copy (ADR), and the two ranks' windows drift apart: up to 1.7 times
+    the closed form (README, Known limits; 1.13-1.47 seen), hence 1.7."""
+    s = 1024
+    net = dict(PAPER, os=10e-6, **{"or": 40e-6})
+    window = 64 * (net["os"] + net["or"] + 2 * copy(net, s))
+    with tempfile.TemporaryDirectory() as d:
+        topo = topo_with(d, "paper-16", "paper-16-window", ["send_overhead = 10 us", "recv_overhead = 40 us"])
+        for how in ("waitall", "wait", "waitany", "waitsome"):
+            def measure():
+                rc, out, err = run(2, [exe, how, str(s), "64", "10"], topo)
+                return field(out, "window_s") if need(f"window {how} runs", rc, out, err) else None
+            if how in ("waitall", "wait"):
+                near_measured(f"window of 64 x 1 KiB each way completed by MPI_{how.capitalize()}: "
+                              "the receives take turns", measure, window, 0.01)
+            else:
+                got = measure()
+                check(f"window of 64 x 1 KiB each way completed by MPI_{how.capitalize()}: the receives take "
+                      f"turns, {got and got / window:.3f} x the closed form (1.0 to 1.7)",
+                      got is not None and 0.995 * window <= got <= 1.7 * window)
+
+
 def test_ring(exe):
     for p, s in ((8, 65536), (16, 65536)):
         def measure():
@@ -1089,6 +1121,9 @@ def main():
         if micro:
             test_microbench(micro)
             test_recv_turns(micro)
+        window = build("window", "window.c")
+        if window:
+            test_window_turns(window)
         adv = build("adversarial", "adversarial.c")
         if adv:
             test_adversarial(adv)

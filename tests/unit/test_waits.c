@@ -539,7 +539,7 @@ static void test_history_turns(void)
  * (recv_overhead and the copy out): three that had arrived before the
  * wait end 3 turns after its start, not 1; two that arrive during it
  * 2 us apart, 5 us each, end 10 us after the first; a single receive ends
- * at vaced_recv_done's time. */
+ * at vaced_recv_done's time, also outside a wait. */
 static void test_recv_turns(const char *paper16)
 {
     struct vaced_target *t = paper16_with(paper16, "recv_overhead = 5 us\n");
@@ -570,9 +570,15 @@ static void test_recv_turns(const char *paper16)
     vaced_wait_end();
     CHECK_EQ_I64(vaced_now(), one);
     CHECK_NEAR_I64(one, US(305) + c, tol);
-    /* outside a wait: completes now, at its own time */
+    /* outside a wait (found complete on the host): a wait of its own, so
+     * one that came during its turn follows it; one done before tV changes
+     * nothing */
     vaced_wait_complete_recv(US(400), 0);
     CHECK_EQ_I64(vaced_now(), US(405));
+    CHECK_EQ_I64(vaced_wait_complete_recv(US(402), 0), US(410));
+    CHECK_EQ_I64(vaced_now(), US(410));
+    CHECK_EQ_I64(vaced_wait_complete_recv(US(170), 0), US(175));
+    CHECK_EQ_I64(vaced_now(), US(410));
     /* the wait [150, 210] took turns from 200 to its end: a message that
      * came at 203 is handled at the next progress point, the wait from
      * 210; one that came at 170, before the turns, at once */

@@ -205,7 +205,9 @@ void vaced_wait_complete(vaced_time_t done);
  * order of handling).  Once per receive and wait.  Returns a completion
  * time for the caller to keep: once the wait is over, vaced_recv_done
  * cannot tell which messages took its turns (a past wait takes a message
- * only where its CPU was free, see vaced_waits_handle_time). */
+ * only where its CPU was free, see vaced_waits_handle_time).  Outside a
+ * wait (a receive found complete on the host, reported without one) it
+ * is a wait of its own when it completes after tV, its turn in history. */
 vaced_time_t vaced_wait_complete_recv(vaced_time_t ta, uint64_t bytes);
 /* The wait ends at max(AWTstart, latest completion, the end of the
  * receiving CPU's last turn). */

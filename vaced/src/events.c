@@ -178,7 +178,11 @@ vaced_time_t vaced_wait_complete_recv(vaced_time_t ta, uint64_t bytes)
         return VACED_TIME_UNSET;
     if (vaced_st.waits.depth == 0) {
         vaced_time_t done = vaced_recv_done(ta, bytes);
-        vaced_complete_now(done);
+        if (done <= vaced_st.tv)
+            return done;        /* handled where the CPU was free */
+        vaced_wait_begin();
+        done = vaced_wait_complete_recv(ta, bytes);
+        vaced_wait_end();
         return done;
     }
     vaced_time_t work = recv_work(bytes), h = vaced_handle_time(progress_start(), ta, work);
