@@ -233,6 +233,21 @@ static void test_events(struct vaced_target *t)
     CHECK_NEAR_I64(vaced_recv_found_at(US(90), 6380, US(100)), US(100) + US(1), tol);
     CHECK_EQ_I64(vaced_recv_found_at(US(120), 6380, US(100)), VACED_TIME_UNSET);
     CHECK_NEAR_I64(vaced_now(), US(300), tol);  /* the copy ended the post, long ago */
+
+    /* eager DATA from another rank found at a post at 300 us, a progress
+     * point [150, 160] before it: read there if it came before 160 (ADR
+     * at the post), not if it came while the rank computed since (the next
+     * progress point reads it) */
+    start(t, 0);
+    vaced_waits_record(&vaced_st.waits, US(150), US(160));
+    vaced_st.tv = US(300);
+    CHECK_EQ_I64(vaced_recv_found_read(US(200), 6380, VACED_TIME_UNSET), VACED_TIME_UNSET);
+    CHECK_EQ_I64(vaced_now(), US(300));
+    CHECK_EQ_I64(vaced_recv_found_read(US(320), 6380, VACED_TIME_UNSET), VACED_TIME_UNSET);
+    CHECK_NEAR_I64(vaced_recv_found_read(US(120), 6380, US(250)), US(250) + US(1), tol);
+    CHECK_EQ_I64(vaced_now(), US(300));
+    CHECK_NEAR_I64(vaced_recv_found_read(US(155), 6380, VACED_TIME_UNSET), US(300) + US(1), tol);
+    CHECK_NEAR_I64(vaced_now(), US(300) + US(1), tol);
     start(t, 0);
     vaced_st.tv = US(100) + US(1);
 

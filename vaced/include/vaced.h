@@ -164,6 +164,12 @@ vaced_time_t vaced_recv_found(vaced_time_t ta, uint64_t bytes);
  * DATA that had arrived by `post` ended the post on the target; tV, which
  * has moved on, is not charged again. */
 vaced_time_t vaced_recv_found_at(vaced_time_t ta, uint64_t bytes, vaced_time_t post);
+/* The same for eager DATA from another rank (post UNSET: now).  MPICH
+ * reads a socket only in progress calls, so the post finds the DATA only
+ * if a progress point before it could handle its arrival; if none could
+ * (it came while the rank computed), VACED_TIME_UNSET: the next progress
+ * point reads it, in turn with the others it handles. */
+vaced_time_t vaced_recv_found_read(vaced_time_t ta, uint64_t bytes, vaced_time_t post);
 
 /* --- The early queue ---------------------------------------------------- */
 

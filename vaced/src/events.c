@@ -206,6 +206,16 @@ vaced_time_t vaced_recv_found_at(vaced_time_t ta, uint64_t bytes, vaced_time_t p
     return done;
 }
 
+vaced_time_t vaced_recv_found_read(vaced_time_t ta, uint64_t bytes, vaced_time_t post)
+{
+    if (!vaced_running || ta == VACED_TIME_UNSET)
+        return VACED_TIME_UNSET;
+    vaced_time_t p = post == VACED_TIME_UNSET ? vaced_st.tv : post;
+    if (vaced_waits_handle_time(&vaced_st.waits, p, ta, recv_work(bytes)) >= p)
+        return VACED_TIME_UNSET;
+    return vaced_recv_found_at(ta, bytes, post);
+}
+
 vaced_time_t vaced_recv_found(vaced_time_t ta, uint64_t bytes)
 {
     return vaced_recv_found_at(ta, bytes, VACED_TIME_UNSET);
