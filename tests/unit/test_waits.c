@@ -594,6 +594,10 @@ static void test_recv_turns(const char *paper16)
     CHECK_EQ_I64(vaced_now(), US(410));
     CHECK_EQ_I64(vaced_wait_complete_recv(US(170), 0), US(175));
     CHECK_EQ_I64(vaced_now(), US(410));
+    /* its turn is in history: a message that came with it, whose work
+     * (no copy) would fit before the turn's end, still waits for the turn */
+    CHECK_NEAR_I64(vaced_wait_complete_recv(US(420), 1000), US(425) + c, tol);
+    CHECK_NEAR_I64(vaced_recv_done(US(420), 0), US(425) + c + US(5), tol);
     /* the wait [150, 210] took turns from 200 to its end: a message that
      * came at 203 is handled at the next progress point, the wait from
      * 210; one that came at 170, before the turns, at once */
