@@ -3,12 +3,33 @@
  * MPI_Recv_init requests) and completes both with MPI_Waitall (or polls
  * MPI_Testall).  Both messages travel at once, so a round takes one
  * one-way message time on the target whichever way it is written.
- * Usage: exchange plain|persistent wait|test BYTES [REPS]
- * Rank 0 prints the mean round time (MPI_Wtime, target time under VACED). */
+ * overlap: each round computes two chunks of CHUNK_US of CPU time (default
+ * 100) after posting, each followed by one MPI_Testall, then MPI_Waitall:
+ * a message that arrived during the first chunk is read by the first test.
+ * Usage: exchange plain|persistent wait|test|overlap BYTES [REPS [CHUNK_US]]
+ * Rank 0 prints the mean round time (MPI_Wtime, target time under VACED)
+ * and its mean CPU time computing per round. */
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+
+static double cpu_now(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return ts.tv_sec + 1e-9 * ts.tv_nsec;
+}
+
+/* spins for `seconds` of this thread's CPU time; returns the CPU time spent */
+static double compute(double seconds)
+{
+    double start = cpu_now(), now;
+    while ((now = cpu_now()) - start < seconds)
+        ;
+    return now - start;
+}
 
 int main(int argc, char **argv)
 {
@@ -18,11 +39,13 @@ int main(int argc, char **argv)
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     if (size != 2 || argc < 4) {
         if (rank == 0)
-            fprintf(stderr, "usage: exchange plain|persistent wait|test BYTES [REPS] (2 ranks)\n");
+            fprintf(stderr, "usage: exchange plain|persistent wait|test|overlap BYTES [REPS [CHUNK_US]] (2 ranks)\n");
         MPI_Abort(MPI_COMM_WORLD, 2);
     }
     int persistent = !strcmp(argv[1], "persistent"), polled = !strcmp(argv[2], "test");
+    int overlap = !strcmp(argv[2], "overlap");
     int bytes = atoi(argv[3]), reps = argc > 4 ? atoi(argv[4]) : 10, peer = 1 - rank;
+    double chunk = (argc > 5 ? atof(argv[5]) : 100) * 1e-6, computed = 0;
     char *sbuf = calloc((size_t) bytes + 1, 1), *rbuf = calloc((size_t) bytes + 1, 1);
     MPI_Request r[2];
 
@@ -45,6 +68,7 @@ int main(int argc, char **argv)
             while (MPI_Wtime() < later + 1e-3)
                 ;
             t0 = MPI_Wtime();
+            computed = 0;
         }
         sbuf[0] = (char) (rank + i);
         if (persistent) {
@@ -53,7 +77,15 @@ int main(int argc, char **argv)
             MPI_Isend(sbuf, bytes, MPI_BYTE, peer, 1, MPI_COMM_WORLD, &r[0]);
             MPI_Irecv(rbuf, bytes, MPI_BYTE, peer, 1, MPI_COMM_WORLD, &r[1]);
         }
-        if (polled) {
+        if (overlap) {
+            int done = 0;
+            for (int k = 0; k < 2; k++) {
+                computed += compute(chunk);
+                if (!done)
+                    MPI_Testall(2, r, &done, MPI_STATUSES_IGNORE);
+            }
+            MPI_Waitall(2, r, MPI_STATUSES_IGNORE);
+        } else if (polled) {
             int done = 0;
             while (!done)
                 MPI_Testall(2, r, &done, MPI_STATUSES_IGNORE);
@@ -71,7 +103,8 @@ int main(int argc, char **argv)
         MPI_Request_free(&r[1]);
     }
     if (rank == 0)
-        printf("exchange %s %s bytes=%d round_s=%.12f\n", argv[1], argv[2], bytes, round);
+        printf("exchange %s %s bytes=%d round_s=%.12f compute_s=%.12f\n", argv[1], argv[2], bytes, round,
+               computed / reps);
     free(sbuf);
     free(rbuf);
     MPI_Finalize();

@@ -608,6 +608,56 @@ static void test_recv_turns(const char *paper16)
     vaced_target_free(t);
 }
 
+/* DATA a poll reads (MPI_Test, MPI_Iprobe: the rank's CPU is the
+ * program's) costs the rank its work, recv_overhead 5 us and the copy: a
+ * test finds the receive complete from the handling's start and the
+ * report charges the work; a wait after the poll charges it as a turn at
+ * its start.  (Before: the work ran beside the computation, free, and a
+ * test found the receive complete only one work later.) */
+static void test_poll_turns(const char *paper16)
+{
+    struct vaced_target *t = paper16_with(paper16, "recv_overhead = 5 us\n");
+    if (!t)
+        return;
+    const vaced_time_t tol = 3, c = vaced_target_copy_time(t, 1000), work = US(5) + c;
+    start(t, 0);
+    vaced_waits_record(&vaced_st.waits, US(50), US(50));       /* a test at 50 */
+    vaced_st.tv = US(100);
+    /* arrived at 40: the test at 50 read it; the test at 100 reports it */
+    CHECK_EQ_I64(vaced_recv_visible(US(40), 1000), US(50));
+    CHECK_NEAR_I64(vaced_recv_done(US(40), 1000), US(50) + work, tol);
+    CHECK_NEAR_I64(vaced_wait_complete_recv(US(40), 1000), US(100) + work, tol);
+    CHECK_NEAR_I64(vaced_now(), US(100) + work, tol);
+    /* arrived at 110 while the rank computed: the test at 120 reads it,
+     * complete as it returns */
+    vaced_st.tv = US(120);
+    vaced_waits_record(&vaced_st.waits, US(120), US(120));
+    CHECK_EQ_I64(vaced_recv_visible(US(110), 0), US(120));
+    CHECK_EQ_I64(vaced_wait_complete_recv(US(110), 0), US(125));
+    CHECK_EQ_I64(vaced_now(), US(125));
+    /* not arrived yet: no test finds it */
+    CHECK(vaced_recv_visible(US(130), 0) > vaced_now());
+    /* arrived at 140, read by a test at 145; the wait from 150 pays its
+     * turn first */
+    vaced_waits_record(&vaced_st.waits, US(145), US(145));
+    vaced_st.tv = US(150);
+    vaced_wait_begin();
+    CHECK_EQ_I64(vaced_wait_complete_recv(US(140), 0), US(155));
+    vaced_wait_end();
+    CHECK_EQ_I64(vaced_now(), US(155));
+    /* a wait handles a message where its CPU was free: no charge after */
+    vaced_wait_begin();
+    vaced_wait_complete(US(200));
+    vaced_wait_end();
+    vaced_st.tv = US(220);
+    CHECK_EQ_I64(vaced_recv_visible(US(170), 0), US(175));
+    CHECK_EQ_I64(vaced_wait_complete_recv(US(170), 0), US(175));
+    CHECK_EQ_I64(vaced_now(), US(220));
+    vaced_running = 0;
+    vaced_turns_free(&vaced_st.recv_turns);
+    vaced_target_free(t);
+}
+
 int main(int argc, char **argv)
 {
     char path[4096], err[512];
@@ -625,6 +675,7 @@ int main(int argc, char **argv)
         test_wakeup_events(path);
         test_overhead_factors(path);
         test_recv_turns(path);
+        test_poll_turns(path);
     } else {
         printf("cannot load %s: %s\n", path, err);
     }

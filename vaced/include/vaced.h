@@ -155,6 +155,13 @@ void vaced_respond_begin_at(vaced_time_t ta, vaced_time_t post);
  * the handling time of `ta` plus the copy to the user buffer. */
 vaced_time_t vaced_recv_done(vaced_time_t ta, uint64_t bytes);
 
+/* When a test finds that receive complete: vaced_recv_done's time, or,
+ * when a poll handles the DATA (a test or probe, this one or an earlier
+ * one: the CPU was the program's), the handling's start, the work (recv
+ * overhead and copy) going to the rank's clock when the completion is
+ * reported (vaced_wait_complete_recv). */
+vaced_time_t vaced_recv_visible(vaced_time_t ta, uint64_t bytes);
+
 /* DATA found in the unexpected queue when its receive is posted (ADR):
  * if it has arrived on the target by tV, the copy happens now and advances
  * tV; returns the completion time, or VACED_TIME_UNSET when it arrives
@@ -213,7 +220,9 @@ void vaced_wait_complete(vaced_time_t done);
  * cannot tell which messages took its turns (a past wait takes a message
  * only where its CPU was free, see vaced_waits_handle_time).  Outside a
  * wait (a receive found complete on the host, reported without one) it
- * is a wait of its own when it completes after tV, its turn in history. */
+ * is a wait of its own when it completes after tV, its turn in history;
+ * DATA a poll read (this test, or a test or probe before it) costs the
+ * rank its work now, outside a wait or at the wait's start. */
 vaced_time_t vaced_wait_complete_recv(vaced_time_t ta, uint64_t bytes);
 /* The wait ends at max(AWTstart, latest completion, the end of the
  * receiving CPU's last turn). */

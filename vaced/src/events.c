@@ -172,20 +172,47 @@ vaced_time_t vaced_recv_done(vaced_time_t ta, uint64_t bytes)
     return vaced_handle_time(progress_start(), ta, work) + work;
 }
 
+/* When an eager receive's handling begins, and whether a poll does it: a
+ * test or probe, recorded or the one running (not a blocking wait).  MPICH
+ * reads the DATA inside that MPI_Test or MPI_Iprobe, whose CPU time is the
+ * program's: what the program computes after it waits for the work. */
+static vaced_time_t recv_handling(vaced_time_t ta, vaced_time_t work, int *polled)
+{
+    enum vaced_handler by;
+    vaced_time_t h = vaced_handle_time_by(progress_start(), ta, work, &by);
+    *polled = by == VACED_BY_POLL || (by == VACED_BY_CURRENT && vaced_st.waits.depth == 0);
+    return h;
+}
+
+vaced_time_t vaced_recv_visible(vaced_time_t ta, uint64_t bytes)
+{
+    if (!vaced_running || ta == VACED_TIME_UNSET)
+        return VACED_TIME_UNSET;
+    int polled;
+    vaced_time_t work = recv_work(bytes), h = recv_handling(ta, work, &polled);
+    return polled ? h : h + work;
+}
+
 vaced_time_t vaced_wait_complete_recv(vaced_time_t ta, uint64_t bytes)
 {
     if (!vaced_running || ta == VACED_TIME_UNSET)
         return VACED_TIME_UNSET;
+    int polled;
+    vaced_time_t work = recv_work(bytes), h = recv_handling(ta, work, &polled);
     if (vaced_st.waits.depth == 0) {
-        vaced_time_t done = vaced_recv_done(ta, bytes);
-        if (done <= vaced_st.tv)
-            return done;        /* handled where the CPU was free */
+        if (polled && h <= vaced_st.tv) {
+            vaced_st.tv += work;    /* read by this test, or by an earlier poll */
+            return vaced_st.tv;
+        }
+        if (h + work <= vaced_st.tv)
+            return h + work;        /* handled by a wait, where the CPU was free */
         vaced_wait_begin();
-        done = vaced_wait_complete_recv(ta, bytes);
+        vaced_time_t done = vaced_wait_complete_recv(ta, bytes);
         vaced_wait_end();
         return done;
     }
-    vaced_time_t work = recv_work(bytes), h = vaced_handle_time(progress_start(), ta, work);
+    if (polled)
+        h = vaced_time_max(h, vaced_st.waits.start);   /* a poll before this wait read it */
     vaced_turns_add(&vaced_st.recv_turns, h, work);    /* no memory: no turn, still h + work */
     vaced_wait_complete(h + work);
     return h + work;

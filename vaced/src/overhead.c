@@ -44,8 +44,15 @@ vaced_time_t vaced_wakeup_delay(vaced_time_t ta)
 
 vaced_time_t vaced_handle_time(vaced_time_t cur, vaced_time_t ta, vaced_time_t work)
 {
+    enum vaced_handler by;
+    return vaced_handle_time_by(cur, ta, work, &by);
+}
+
+vaced_time_t vaced_handle_time_by(vaced_time_t cur, vaced_time_t ta, vaced_time_t work,
+                                  enum vaced_handler *by)
+{
     struct vaced_waits *w = &vaced_st.waits;
-    vaced_time_t h = vaced_waits_handle_time(w, cur, ta, work);
+    vaced_time_t h = vaced_waits_handler(w, cur, ta, work, by);
     if (h == ta)
         h += vaced_wakeup_delay(ta);
     if (w->depth > 0 && h > w->active) {

@@ -8,6 +8,7 @@
 #define VACED_OVERHEAD_H
 
 #include "vtime.h"
+#include "waits.h"
 
 /* CPU time the sender spends on one protocol message to `dest` before it
  * leaves (0 for a message to itself, which MPICH copies without a packet):
@@ -23,6 +24,9 @@ vaced_time_t vaced_recv_overhead(void);
  * message finds the rank asleep in a wait.  Notes the handling as the
  * running wait's latest activity. */
 vaced_time_t vaced_handle_time(vaced_time_t cur, vaced_time_t ta, vaced_time_t work);
+/* The same, and in *by what handles it (vaced_waits_handler). */
+vaced_time_t vaced_handle_time_by(vaced_time_t cur, vaced_time_t ta, vaced_time_t work,
+                                  enum vaced_handler *by);
 /* The target's wake-up delay of a message reaching this rank at `ta`: 0
  * unless the rank was then blocked in a wait, idle long enough to sleep. */
 vaced_time_t vaced_wakeup_delay(vaced_time_t ta);

@@ -94,18 +94,21 @@ static vaced_time_t span_handles(const struct vaced_span *s, vaced_time_t a, vac
     return VACED_TIME_UNSET;
 }
 
-vaced_time_t vaced_waits_handle_time(const struct vaced_waits *w, vaced_time_t cur, vaced_time_t ta,
-                                     vaced_time_t work)
+vaced_time_t vaced_waits_handler(const struct vaced_waits *w, vaced_time_t cur, vaced_time_t ta,
+                                 vaced_time_t work, enum vaced_handler *by)
 {
+    *by = VACED_BY_CURRENT;
     if (ta >= cur)
         return ta;
     if (w->count == 0)
         return cur;     /* no progress point since the start: this one */
-    if (ta < span_at(w, 0)->start)
+    if (ta < span_at(w, 0)->start) {
         /* before the oldest kept wait: its start, if it is the rank's first
          * progress point; otherwise history is gone and arrival is the
          * best bound left */
+        *by = w->dropped || span_at(w, 0)->blocked ? VACED_BY_WAIT : VACED_BY_POLL;
         return w->dropped ? ta : span_at(w, 0)->start;
+    }
     unsigned i = last_started(w, ta);
     vaced_time_t h = VACED_TIME_UNSET;
     if (span_at(w, i)->end > ta)
@@ -114,5 +117,15 @@ vaced_time_t vaced_waits_handle_time(const struct vaced_waits *w, vaced_time_t c
      * next progress point that can handles it. */
     while (h == VACED_TIME_UNSET && ++i < w->count)
         h = span_handles(span_at(w, i), span_at(w, i)->start, work);
-    return h == VACED_TIME_UNSET ? cur : h;
+    if (h == VACED_TIME_UNSET)
+        return cur;
+    *by = span_at(w, i)->blocked ? VACED_BY_WAIT : VACED_BY_POLL;
+    return h;
+}
+
+vaced_time_t vaced_waits_handle_time(const struct vaced_waits *w, vaced_time_t cur, vaced_time_t ta,
+                                     vaced_time_t work)
+{
+    enum vaced_handler by;
+    return vaced_waits_handler(w, cur, ta, work, &by);
 }

@@ -53,6 +53,15 @@ void vaced_waits_record_blocked(struct vaced_waits *w, vaced_time_t start, vaced
  * point does: a wait's time is past, and its end cannot move. */
 vaced_time_t vaced_waits_handle_time(const struct vaced_waits *w, vaced_time_t cur, vaced_time_t ta,
                                      vaced_time_t work);
+/* What handles it, for vaced_waits_handler. */
+enum vaced_handler {
+    VACED_BY_CURRENT,           /* the current progress point (or the arrival itself) */
+    VACED_BY_POLL,              /* a recorded poll: the rank's CPU was the program's */
+    VACED_BY_WAIT               /* a recorded wait (or history that is gone) */
+};
+/* The same, and in *by what handles the message. */
+vaced_time_t vaced_waits_handler(const struct vaced_waits *w, vaced_time_t cur, vaced_time_t ta,
+                                 vaced_time_t work, enum vaced_handler *by);
 /* When a message arriving at `ta` finds the rank blocked in a wait (the
  * running one, or a recorded wait that spanned ta): the time since which it
  * had been idle there, the wait's start or its latest handling before ta;
