@@ -242,6 +242,42 @@ static void test_lead(void)
     CHECK_EQ_I64(vaced_bound_lead(3, 4160000), 0);      /* not simulating */
 }
 
+/* Rank 7 is needed twice in one decision: as a sender itself (a bound of
+ * ta) and as the rank 6 waits on (a bound of ta less the chain's
+ * latencies, and its count to 6).  One request serves both, so it asks for
+ * the larger bound: an answer for the smaller would be final, and the
+ * larger would wait for good (4 ranks, 2 pairs, each polling
+ * MPI_Iprobe(MPI_ANY_SOURCE): both hung).  A new deadline asks again,
+ * higher too. */
+static void test_two_needs(void)
+{
+    int peers[3] = { 0, 6, 7 };
+    vaced_time_t ta = US(100);
+    vaced_time_t l76 = vaced_target_transfer_time(vaced_st.target, 7, 6, 0);
+    vaced_time_t l60 = vaced_target_transfer_time(vaced_st.target, 6, 0, 0);
+    vaced_time_t l70 = vaced_target_transfer_time(vaced_st.target, 7, 0, 0);
+    vaced_time_t chain_t = ta - l60 - l76 + l70;
+
+    nsent = 0;
+    vaced_wildcard_begin();
+    CHECK_EQ_I64(vaced_wildcard_check(ta, 3, peers, NULL), VACED_WILD_WAIT);
+    CHECK(nsent == 2 && sent_to_peer[1] == 7 && sent[1].t == ta && sent[1].rank == -1);
+    int seq = sent[0].seq;
+    reply(6, seq, VACED_PEER_BLOCKED, 7, -1, 5, 0, US(1));
+    CHECK_EQ_I64(vaced_wildcard_check(ta, 3, peers, NULL), VACED_WILD_WAIT);
+    CHECK(nsent == 3 && sent_to_peer[2] == 7 && sent[2].rank == 6);
+    CHECK_EQ_I64(sent[2].t, ta);
+    /* 7's answer for the chain alone: 6 is decided, 7 itself not yet */
+    reply(7, seq, VACED_PEER_RUNNING, -1, 6, 0, 5, chain_t);
+    CHECK_EQ_I64(vaced_wildcard_check(ta, 3, peers, NULL), VACED_WILD_WAIT);
+    CHECK_EQ_I64(nsent, 3);
+    reply(7, seq, VACED_PEER_RUNNING, -1, 6, 0, 5, ta);
+    CHECK_EQ_I64(vaced_wildcard_check(ta, 3, peers, NULL), VACED_WILD_SAFE);
+    /* a later deadline in the same decision asks 6 and 7 again, for it */
+    CHECK_EQ_I64(vaced_wildcard_check(ta + US(50), 3, peers, NULL), VACED_WILD_WAIT);
+    CHECK(nsent == 5 && sent_to_peer[4] == 7 && sent[4].t == ta + US(50));
+}
+
 int main(int argc, char **argv)
 {
     char path[4096], err[512];
@@ -256,6 +292,7 @@ int main(int argc, char **argv)
     vaced_bounds_transport(fake_send, fake_count, fake_owes);
     test_direct();
     test_chains();
+    test_two_needs();
     test_answerer();
     test_threads();
     test_lead();

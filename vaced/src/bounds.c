@@ -40,8 +40,9 @@ static vaced_owes_fn owes;
 /* Asker side, per peer. */
 struct peer_view {
     vaced_time_t bound;         /* best reported bound (VACED_TIME_UNSET: none) */
-    vaced_time_t asked_t;       /* the last request: its t, decision and about */
+    vaced_time_t asked_t;       /* the last request: its t, decision and about, */
     int asked_seq, asked_about;
+    int asked_gen;              /* and the deadline it was for (check_gen) */
     struct vaced_bound_pkt last;        /* the last report answering that decision */
     int have_last;
     int finalizing;
@@ -58,6 +59,10 @@ struct pending {
 static struct peer_view *view;
 static struct pending *pend;
 static int npend, epoch, nsize;
+/* The deadline of the running decision's checks, and a count of its changes
+ * (a new earliest candidate) */
+static vaced_time_t check_ta = VACED_TIME_UNSET;
+static int check_gen;
 
 static int ensure_arrays(void)
 {
@@ -215,21 +220,29 @@ void vaced_wildcard_begin(void)
 }
 
 /* Asks `x` for a bound of at least t, and its sent count to `about`, unless
- * asked so already in this decision.  0 when `x` is already asked about
- * another rank (two chains meet: left undecided). */
+ * asked so already for this deadline of this decision.  0 when `x` is
+ * already asked about another rank (two chains meet: left undecided).  Two
+ * needs for one deadline (x itself, and x as a link of a chain) ask for the
+ * larger bound: `x` answers a request once, when its bound reaches it, so
+ * an answer to the smaller would leave the larger waiting for good.  A new
+ * deadline asks afresh, lower or higher. */
 static int ask(int x, vaced_time_t t, int about)
 {
     struct peer_view *v = &view[x];
-    if (v->asked_seq == epoch) {
+    if (v->asked_seq == epoch && v->asked_gen == check_gen) {
         if (about < 0)
             about = v->asked_about;     /* a report about a rank answers both */
         else if (v->asked_about >= 0 && v->asked_about != about)
             return 0;
-        if (v->asked_about == about && t >= v->asked_t)
+        if (v->asked_about == about && t <= v->asked_t)
             return 1;
-        t = t < v->asked_t ? t : v->asked_t;
+        t = t > v->asked_t ? t : v->asked_t;
+    } else if (v->asked_seq == epoch && t == v->asked_t && (about < 0 || about == v->asked_about)) {
+        v->asked_gen = check_gen;       /* the request still pending asks the same */
+        return 1;
     }
     v->asked_seq = epoch;
+    v->asked_gen = check_gen;
     v->asked_t = t;
     v->asked_about = about;
     v->have_last = 0;
@@ -288,6 +301,10 @@ int vaced_wildcard_check(vaced_time_t ta, int n, const int *peers, const unsigne
     /* several threads: no blocked state is meaningful (see vaced_horizon) */
     if (!vaced_running || (vaced_st.unmodelled & VACED_UNMODELLED_THREADS) || !ensure_arrays())
         return VACED_WILD_SAFE;
+    if (ta != check_ta) {
+        check_ta = ta;
+        check_gen++;
+    }
     for (int i = 0; i < n; i++) {
         int p = peers[i];
         if (p == vaced_st.rank || p < 0 || p >= nsize || (flags && (flags[i] & VACED_PEER_KNOWN)))
