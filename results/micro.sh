@@ -14,7 +14,10 @@ usage() {
 usage: results/micro.sh [options]
 
 Runs tests/apps/microbench (latency, bw, bibw, allreduce, alltoall, bcast,
-barrier over message sizes, in the manner of the OSU Micro-Benchmarks) with
+barrier over message sizes, in the manner of the OSU Micro-Benchmarks) and
+tests/apps/patterns (exchange, persistent, window, overlap, probe, ssend,
+vector, iallreduce and collectives between fixed computations, hot in the
+caches or streaming through memory: patterns the mini-apps do not use) with
 2 ranks: vanilla MPICH on this machine's 2 cores, one rank per core (the real
 target), and VACED predicting that target hosted on the same 2 cores and on
 core 0.  Under VACED MPI_Wtime is target time, so every figure the benchmark
@@ -34,11 +37,12 @@ options:
   --max-bytes N       largest message (default 1048576)
   --iter-scale F      scales every benchmark's iteration count (default 1)
   --benches LIST      comma-separated (default all seven)
+  --no-patterns       skip tests/apps/patterns
   --out DIR           default results/
   --rt                run everything under chrt -r 1, as validate.sh --rt
   -h, --help          this text
 
-Needs ./build.sh's install/vanilla and install/vaced. About 2 minutes with
+Needs ./build.sh's install/vanilla and install/vaced. About 3 minutes with
 the defaults on this 2-core VM.
 EOF
 }
@@ -47,7 +51,7 @@ die() { echo "micro.sh: $*" >&2; exit 1; }
 say() { echo "== $*" >&2; }
 
 ORIG_CMD="results/micro.sh $*"
-REPS=3 TARGET= CONFIGS=$ALL_CONFIGS MAXB=1048576 SCALE=1 BENCHES= OUT=$RES RT=0
+REPS=3 TARGET= CONFIGS=$ALL_CONFIGS MAXB=1048576 SCALE=1 BENCHES= OUT=$RES RT=0 PATTERNS=1
 while [[ $# -gt 0 ]]; do
     case $1 in
         -r|--reps) REPS=${2:?}; shift 2 ;;
@@ -58,6 +62,7 @@ while [[ $# -gt 0 ]]; do
         --benches) BENCHES=${2:?}; shift 2 ;;
         --out) OUT=$(realpath -m "${2:?}"); shift 2 ;;
         --rt) RT=1; shift ;;
+        --no-patterns) PATTERNS=0; shift ;;
         -h|--help) usage; exit 0 ;;
         *) usage >&2; exit 2 ;;
     esac
@@ -83,8 +88,10 @@ WORK=$ROOT/build/micro
 mkdir -p "$WORK/logs" "$OUT/targets"
 # shellcheck source=lib/apps.sh
 source "$RES/lib/apps.sh"
-say "building tests/apps/microbench into $WORK/build"
-apps_build "$WORK" "$WORK/build.log" "$ROOT/tests/apps/microbench.c"
+say "building tests/apps/microbench and tests/apps/patterns into $WORK/build"
+apps_build "$WORK" "$WORK/build.log" "$ROOT/tests/apps/microbench.c" "$ROOT/tests/apps/patterns.c"
+PROGRAMS=(microbench)
+[[ $PATTERNS == 1 ]] && PROGRAMS+=(patterns)
 
 if [[ -z $TARGET ]]; then
     TARGET=$OUT/targets/micro-here-2.topo
@@ -116,13 +123,16 @@ for ((rep = 1; rep <= REPS; rep++)); do
         if [[ $cfg == vaced-* ]]; then
             env=(env "$(mpi_lib vaced)" VACED_TARGET="$TARGET" VACED_QUIET=1) tgt=$(basename "$TARGET")
         fi
-        log=$WORK/logs/$cfg.$rep.log
         s=$SECONDS
-        timeout 1800 "${RT_PRE[@]}" "${env[@]}" "${cmd[@]}" "$WORK/run/microbench" "${ARGS[@]}" > "$log" 2>&1 ||
-            die "$cfg rep $rep failed (exit $?): see $log"
-        grep -q '^MICRO=done VERIFIED=yes' "$log" || die "$cfg rep $rep: the benchmark's data check failed: see $log"
-        sed -n 's/^MICRO=\([a-z]*\) SIZE=\([0-9]*\) VALUE=\([0-9.e+-]*\) UNIT=\(.*\)$/\1,\2,\3,\4/p' "$log" |
-            sed "s|^|$RUN_ID,$cfg,$rep,|; s|\$|,$tgt|" >> "$CSV"
+        for prog in "${PROGRAMS[@]}"; do
+            log=$WORK/logs/$prog.$cfg.$rep.log args=()
+            [[ $prog == microbench ]] && args=("${ARGS[@]}")
+            timeout 1800 "${RT_PRE[@]}" "${env[@]}" "${cmd[@]}" "$WORK/run/$prog" "${args[@]}" > "$log" 2>&1 ||
+                die "$prog, $cfg rep $rep failed (exit $?): see $log"
+            grep -q '^MICRO=done VERIFIED=yes' "$log" || die "$prog, $cfg rep $rep: the program's data check failed: see $log"
+            sed -n 's/^MICRO=\([a-z-]*\) SIZE=\([0-9]*\) VALUE=\([0-9.e+-]*\) UNIT=\(.*\)$/\1,\2,\3,\4/p' "$log" |
+                sed "s|^|$RUN_ID,$cfg,$rep,|; s|\$|,$tgt|" >> "$CSV"
+        done
         printf '  %-12s rep %d  %3d s\n' "$cfg" "$rep" $((SECONDS - s)) >&2
     done
 done

@@ -311,6 +311,29 @@ def test_overhead_factors(pp, bench):
                          f"{o_us} us against 1 us", got, (o_us - 1.0) * 1e-6, 0.15)
 
 
+def test_patterns(exe):
+    """tests/apps/patterns (results/micro.sh's patterns the mini-apps do
+    not use: probes, tests between computation chunks, MPI_Ssend, vector
+    datatypes, MPI_Iallreduce, rooted collectives) under VACED on paper-16
+    with 2 and 4 ranks: every message and reduction verifies, every figure
+    is printed, and no pattern's iteration is predicted shorter than its
+    computation alone."""
+    for p in (2, 4):
+        rc, out, err = run(p, [exe, "-i", "20", "hot"])
+        if not need(f"patterns on {p} ranks run", rc, out, err):
+            continue
+        check(f"patterns on {p} ranks verify every message and reduction", "MICRO=done VERIFIED=yes" in out,
+              out[-300:])
+        figures = {(m.group(1), int(m.group(2))): float(m.group(3))
+                   for m in re.finditer(r"^MICRO=([a-z]+)-hot SIZE=([0-9]+) VALUE=([0-9.]+) ", out, re.M)}
+        check(f"patterns on {p} ranks: 9 patterns x 2 sizes and the computation alone", len(figures) == 19,
+              str(sorted(figures)))
+        alone = figures.get(("compute", 0), 0)
+        short = [k for k, v in figures.items() if v < 0.9 * alone]
+        check(f"patterns on {p} ranks: no iteration shorter than its computation ({alone:.1f} us)",
+              alone > 0 and not short, str(short))
+
+
 def test_microbench(exe):
     """tests/apps/microbench under VACED on paper-16: its ping-pong latency
     is the closed form's one way (eager sizes; ranks 0 and 1 are 3 hops
@@ -1140,6 +1163,9 @@ def main():
         if micro:
             test_microbench(micro)
             test_recv_turns(micro)
+        patterns = build("patterns", os.path.join(ROOT, "tests", "apps", "patterns.c"))
+        if patterns:
+            test_patterns(patterns)
         window = build("window", "window.c")
         if window:
             test_window_turns(window)
