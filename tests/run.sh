@@ -74,6 +74,7 @@ suite "unit: the simulator calls no libm function" "$ROOT/tests/tools/test_no_li
 suite "unit: vaced-calibrate's fits" python3 "$ROOT/tests/tools/test_calibrate_fits.py" "$ROOT"
 suite "unit: the validation report's arithmetic" python3 "$ROOT/tests/tools/test_report.py" "$ROOT"
 suite "unit: the microbenchmark report's arithmetic" python3 "$ROOT/tests/tools/test_micro_report.py" "$ROOT"
+suite "unit: the harnesses' check of the localhost description (results/lib/topo-c.sh)" "$ROOT/tests/tools/test_topo_c.sh" "$ROOT"
 
 if [ "${1:-all}" != unit ]; then
     echo "== ./build.sh"
