@@ -18,6 +18,7 @@ with 'N passed, M failed'; exit status 1 when a check failed)
 import json
 import math
 import os
+import platform
 import re
 import shutil
 import subprocess
@@ -309,6 +310,44 @@ def test_overhead_factors(pp, bench):
                     got = None if None in (step[c_us], step[0]) else step[c_us] - step[0]
                     near(f"pipeline after {c_us} us of computation against none: the sender's overhead "
                          f"{o_us} us against 1 us", got, (o_us - 1.0) * 1e-6, 0.15)
+
+
+def test_overhead_coldness(bench):
+    """overhead_coldness: the factors are taken at the calibration's
+    computation that left VACED's cache canary as cold as the program's.
+    The pipeline of test_overhead_factors with f = 0.1 at 0 and 3 from 100
+    us (o_s 1 us and 30 us) and the canary's coldness 1.5 at 0 and 3 at 100
+    us: 100 us of computation that writes through 64 MiB (-c 64) leaves the
+    canary cold, and the sender pays o_s f(100) = 30 us, as without the
+    canary; 100 us of arithmetic (the bench's loop on MPI_Wtime) leaves it
+    warm, and the sender pays o_s f(0) = 1 us, as after no computation
+    (VACED_CANARY=off: f(100) by the computation's length alone).  On an
+    architecture without a canary (not x86-64), the length alone."""
+    keys = ["send_overhead = 10 us", "recv_overhead = 2 us", "send_overhead_factors = 0:0.1 100:3 300:3",
+            "overhead_coldness = 0:1.5 100:3"]
+    canary = platform.machine() == "x86_64"
+    with tempfile.TemporaryDirectory() as d:
+        topo = topo_with(d, "paper-16", "paper-16-overhead-coldness", keys)
+        for label, pool, env, want_us in (
+                ("streaming computation", ["-c", "64"], None, 29.0),
+                ("arithmetic", [], None, 0.0 if canary else 29.0),
+                ("arithmetic, VACED_CANARY=off", [], {"VACED_CANARY": "off"}, 29.0)):
+            rc, out, err = run(2, [bench, "-t", "0.005", "-b", "5"] + pool + ["pipeline", "0", "100"], topo,
+                               env_extra=env)
+            if not need(f"pipeline with overhead_coldness, {label}, runs", rc, out, err):
+                continue
+            step = {}
+            for c_us in (0, 100):
+                m = re.search(rf"^pipeline compute_us={c_us} .* median_s=([0-9.eE+-]+)", out, re.M)
+                step[c_us] = float(m.group(1)) if m else None
+            got = None if None in step.values() else step[100] - step[0]
+            name = (f"pipeline after 100 us of {label} against none: the sender's overhead "
+                    f"{want_us + 1:.0f} us against 1 us")
+            if want_us:
+                near(name, got, want_us * 1e-6, 0.15)
+            else:   # the bench's own canary read after the computation: under 1 us
+                check(name, got is not None and abs(got) < 3e-6,
+                      "(no measurement)" if got is None else f"(predicted {got * 1e6:+.3f} us)", always=True)
 
 
 def test_patterns(exe):
@@ -1159,6 +1198,8 @@ def main():
         if bench:
             test_injection_queue(bench)
         test_overhead_factors(pp, bench)
+        if bench:
+            test_overhead_coldness(bench)
         micro = build("microbench", os.path.join(ROOT, "tests", "apps", "microbench.c"))
         if micro:
             test_microbench(micro)

@@ -1,7 +1,8 @@
 #!/usr/bin/env python3
 """The pure fits of vaced/tools/vaced-calibrate on made-up measurements,
 against values worked out by hand: the wake-up (fit_wakeup) and Bmem's
-factors by size (fit_mem_factors).  No MPI needed.
+factors by size (fit_mem_factors), the canary's coldness by computation
+(overhead_coldness).  No MPI needed.
 
     python3 tests/tools/test_calibrate_fits.py [ROOT]
 Ends with "N passed, M failed"; exits non-zero if any failed."""
@@ -77,5 +78,15 @@ check("bmem_factors: 1 MiB measured below 3 c gets the largest factor, 100", nea
 f = dict(cal.fit_mem_factors(pp[2:], thr, "median_s", c, bmem))
 check("bmem_factors: no size below the points, no point at 1", sorted(f) == [8192, 65536, 262144, 1048576],
       f"points {sorted(f)}")
+
+# overhead_coldness: the mean of both ranks' medians, never decreasing in C, at most 100
+oc = cal.overhead_coldness([{"compute_us": c_, "send_cold_median": s_, "recv_cold_median": r_}
+                            for c_, s_, r_ in ((0, 1.0, 1.2), (10, 3.0, 4.0), (30, 3.0, 3.0),
+                                               (100, 20.0, 30.0), (300, 150.0, 170.0))])
+check("overhead_coldness: means, a dip held at the level before it, capped at 100",
+      oc == [(0, 1.1), (10, 3.5), (30, 3.5), (100, 25.0), (300, 100.0)], str(oc))
+check("overhead_coldness: none without a canary (a bench that reads 0 or none)",
+      cal.overhead_coldness([{"compute_us": 0, "send_cold_median": 0, "recv_cold_median": 0}]) is None
+      and cal.overhead_coldness([{"compute_us": 0}]) is None)
 
 finish()

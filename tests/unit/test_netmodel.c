@@ -372,6 +372,42 @@ static void test_overhead_factors(void)
     check_rejected(no_base, bad_base, 1);
 }
 
+/* overhead_coldness: the calibration's computation time at which the
+ * canary was as cold as a program's computation left it, interpolated
+ * linearly, the first or last point's beyond them; a plateau gives its
+ * first time. */
+static void test_overhead_coldness(void)
+{
+    const char *base = "name = f\ncores = 4\ncores_per_node = 2\ntopology = hierarchy\n"
+                       "hierarchy =\nhops = 0 1\nbmem = 4 GB/s\nbnet = 1 GB/s\n"
+                       "latency = 1 us\nlatency_per_hop = 1 ps\nsend_overhead = 8 us\n";
+    struct vaced_target *t = NULL;
+    if (!(t = load_extra(base, "send_overhead_factors = 0:0.5 300:2\n")))
+        return;
+    CHECK(!vaced_target_has_coldness(t));
+    CHECK_EQ_I64(vaced_target_coldness_compute(t, 5.0), -1);
+    vaced_target_free(t);
+    if (!(t = load_extra(base, "overhead_coldness = 0:1 10:3 30:3 100:21 300:41\n")))
+        return;
+    CHECK(vaced_target_has_coldness(t));
+    CHECK_EQ_I64(vaced_target_coldness_compute(t, 0.9), 0);
+    CHECK_EQ_I64(vaced_target_coldness_compute(t, 1.0), 0);
+    CHECK_EQ_I64(vaced_target_coldness_compute(t, 2.0), 5 * US);
+    CHECK_EQ_I64(vaced_target_coldness_compute(t, 3.0), 10 * US);     /* the plateau's first */
+    CHECK_EQ_I64(vaced_target_coldness_compute(t, 12.0), 65 * US);
+    CHECK_EQ_I64(vaced_target_coldness_compute(t, 31.0), 200 * US);
+    CHECK_EQ_I64(vaced_target_coldness_compute(t, 140.0), 300 * US);
+    vaced_target_free(t);
+
+    const char *bad[][2] = {
+        {"overhead_coldness = 0:1 100:0.5\n",
+         "'overhead_coldness': the coldness must not decrease with the computation (0.5 at 100 us after 1)"},
+        {"overhead_coldness = 0:1 0:2\n", "'overhead_coldness': times must increase (0 after 0)"},
+        {"overhead_coldness = 100\n", "'overhead_coldness': expected MICROSECONDS:"},
+    };
+    check_rejected(base, bad, sizeof bad / sizeof bad[0]);
+}
+
 /* bmem_factors: copies and same-node transfers, not the link */
 static void test_bmem_factors(void)
 {
@@ -443,6 +479,7 @@ int main(void)
     test_size_factors();
     test_bmem_factors();
     test_overhead_factors();
+    test_overhead_coldness();
     test_wakeup();
     test_cpu_time();
     test_wire_time();

@@ -1,5 +1,6 @@
 /* The virtual clock: compute segments measured in host CPU time (paper 3.2). */
 #include <stdint.h>
+#include <time.h>
 #include "state.h"
 #include "trace.h"
 
@@ -38,6 +39,25 @@ static void add_compute(vaced_time_t seg, const char *kind)
     vaced_st.compute += seg;
 }
 
+static int64_t wall_ns(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_MONOTONIC, &t);
+    return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
+}
+
+/* The canary's reading for the segment that just ended, cpu_ns long
+ * (canary.h); 0 when the segment was not the rank's alone: another
+ * process or the hypervisor, running in it (wall time beyond its CPU
+ * time), cools the caches as the target, a rank per core, would not. */
+static double segment_coldness(int64_t cpu_ns)
+{
+    if (!vaced_st.canary.head ||
+        wall_ns() - vaced_st.wall_t1_ns > cpu_ns + cpu_ns / 50 + 2000)
+        return 0;
+    return vaced_canary_coldness(&vaced_st.canary);
+}
+
 void vaced_activity_begin(void)
 {
     if (!vaced_running)
@@ -48,6 +68,7 @@ void vaced_activity_begin(void)
         vaced_time_t seg = segment_since(vaced_st.t1_ns, vaced_st.t2_ns);
         add_compute(seg, "compute");
         vaced_st.last_compute = seg;
+        vaced_st.last_coldness = segment_coldness(vaced_st.t2_ns - vaced_st.t1_ns);
         vaced_st.call_start = vaced_st.tv;
         vaced_bounds_activity_point();  /* tV is current: answer bound requests */
     }
@@ -60,6 +81,8 @@ void vaced_activity_end(void)
     if (vaced_st.depth == 1)
         vaced_bounds_activity_point();  /* inside the activity: its sends nest */
     if (--vaced_st.depth == 0) {
+        if (vaced_st.canary.head)
+            vaced_canary_coldness(&vaced_st.canary);    /* warm for the segment to come */
         int64_t now = vaced_cputime_ns();
         vaced_trace_span("mpi", vaced_st.call_start, vaced_st.tv);
         if (vaced_st.test_failed) {     /* polling: at most VACED_TEST_CHARGE_MAX_NS */
@@ -70,6 +93,8 @@ void vaced_activity_end(void)
         }
         vaced_st.polling = 0;
         vaced_st.t1_ns = now;                   /* E*end: t1 = cpu() */
+        if (vaced_st.canary.head)
+            vaced_st.wall_t1_ns = wall_ns();
     }
 }
 

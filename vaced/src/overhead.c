@@ -6,13 +6,19 @@
  * data the caches still hold (send_overhead_factors,
  * recv_overhead_factors): in a window of MPI_Isend after a long
  * computation only the first finds them cold, and a polling loop keeps
- * them warm.  A function of the call, not of the message: MPICH asks for
- * a receive's completion time more than once (handling its packet, then
- * for the wait that reports it), and every answer must be the same. */
+ * them warm.  How cold is the canary's reading where there is one (the
+ * calibration's computation that cooled it as much), else the
+ * computation's length.  A function of the call, not of the message:
+ * MPICH asks for a receive's completion time more than once (handling its
+ * packet, then for the wait that reports it), and every answer must be
+ * the same. */
 static vaced_time_t cooled(double (*factor)(const struct vaced_target *, vaced_time_t),
                            vaced_time_t base)
 {
-    return (vaced_time_t)((double)base * factor(vaced_st.target, vaced_st.last_compute));
+    vaced_time_t c = vaced_st.last_compute;
+    if (vaced_st.last_coldness > 0)
+        c = vaced_target_coldness_compute(vaced_st.target, vaced_st.last_coldness);
+    return (vaced_time_t)((double)base * factor(vaced_st.target, c));
 }
 
 vaced_time_t vaced_send_overhead(int dest)

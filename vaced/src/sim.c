@@ -82,6 +82,12 @@ int vaced_sim_start(int rank, int size)
     if (why[0] && rank == 0 && request && *request)
         fprintf(stderr, "vaced: CPU time source %s: %s\n",
                 vaced_cputime_source_name(vaced_st.cpu_source), why);
+    /* The overheads follow the canary where the target says how its
+     * calibration's computation cooled it (VACED_CANARY=off: by the
+     * computation's length alone, as without overhead_coldness). */
+    const char *canary = getenv("VACED_CANARY");
+    if (vaced_target_has_coldness(vaced_st.target) && !(canary && !strcmp(canary, "off")))
+        vaced_canary_open(&vaced_st.canary);
     vaced_waits_reset(&vaced_st.waits);
     vaced_trace_open(rank);     /* a trace it cannot write is reported, not fatal */
     vaced_st.read_cost_ns = vaced_calibrate_read_cost();
@@ -100,6 +106,7 @@ void vaced_sim_end(double out[VACED_SUMMARY_LEN])
         vaced_running = 0;
         vaced_st.ended = 1;
         vaced_bounds_activity_point();          /* "finalizing" to pending askers */
+        vaced_canary_close(&vaced_st.canary);
     }
     struct vaced_rank_summary s = {
         .rank = vaced_st.rank,

@@ -14,7 +14,11 @@
  * long computation finds MPI's data out of the caches: here 13 us of CPU
  * per send after 300 us of computation, 4-5 us back to back.  Points
  * COMPUTE_US:FACTOR, the overhead times f(C), C the computation before
- * the MPI call that sends or handles the message, f linear in C. */
+ * the MPI call that sends or handles the message, f linear in C.
+ *
+ * overhead_coldness: points COMPUTE_US:COLDNESS, the canary's reading
+ * (canary.h) after the calibration's computation of COMPUTE_US, not
+ * decreasing with it. */
 #include <stdlib.h>
 #include <string.h>
 
@@ -114,13 +118,27 @@ static int load_points(struct vaced_size_factors *f, const struct vaced_cfg *c, 
     return 0;
 }
 
+static int load_coldness(struct vaced_size_factors *f, const struct vaced_cfg *c)
+{
+    if (load_points(f, c, "overhead_coldness", 1))
+        return -1;
+    for (int i = 1; i < f->n; i++)
+        if (f->factor[i] < f->factor[i - 1])
+            return vaced_cfg_error(c, vaced_cfg_get(c, "overhead_coldness")->line,
+                                   "'overhead_coldness': the coldness must not decrease with the "
+                                   "computation (%g at %llu us after %g)", f->factor[i],
+                                   (unsigned long long)f->size[i], f->factor[i - 1]);
+    return 0;
+}
+
 int vaced_load_size_factors(struct vaced_target *t, const struct vaced_cfg *c)
 {
     return load_points(&t->bnet_f, c, "bnet_factors", 0) ||
                    load_points(&t->bmem_f, c, "bmem_factors", 0) ||
                    load_points(&t->bcpu_f, c, "bcpu_factors", 0) ||
                    load_points(&t->o_send_f, c, "send_overhead_factors", 1) ||
-                   load_points(&t->o_recv_f, c, "recv_overhead_factors", 1)
+                   load_points(&t->o_recv_f, c, "recv_overhead_factors", 1) ||
+                   load_coldness(&t->cold, c)
                ? -1 : 0;
 }
 
@@ -183,4 +201,30 @@ double vaced_target_send_overhead_factor(const struct vaced_target *t, vaced_tim
 double vaced_target_recv_overhead_factor(const struct vaced_target *t, vaced_time_t compute)
 {
     return compute_factor_at(&t->o_recv_f, compute);
+}
+
+int vaced_target_has_coldness(const struct vaced_target *t)
+{
+    return t->cold.n > 0;
+}
+
+vaced_time_t vaced_target_coldness_compute(const struct vaced_target *t, double coldness)
+{
+    const struct vaced_size_factors *f = &t->cold;
+    int n = f->n;
+    if (n == 0)
+        return -1;
+    double us;
+    if (coldness <= f->factor[0])
+        us = (double)f->size[0];
+    else if (coldness >= f->factor[n - 1])
+        us = (double)f->size[n - 1];
+    else {
+        int i = 1;
+        while (f->factor[i] < coldness)     /* factor[i - 1] < coldness <= factor[i] */
+            i++;
+        double w = (coldness - f->factor[i - 1]) / (f->factor[i] - f->factor[i - 1]);
+        us = (double)f->size[i - 1] + w * (double)(f->size[i] - f->size[i - 1]);
+    }
+    return (vaced_time_t)(us * 1e6);
 }

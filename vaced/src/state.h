@@ -10,6 +10,7 @@
 #include "waits.h"
 #include "deferred.h"
 #include "turns.h"
+#include "canary.h"
 
 struct vaced_state {
     int rank, size;
@@ -25,6 +26,9 @@ struct vaced_state {
     int depth;                  /* nesting of communication activities */
     vaced_time_t compute;       /* sum of compute segments, for the split */
     vaced_time_t last_compute;  /* the compute segment before the running MPI call */
+    double last_coldness;       /* the canary's reading after it; 0: none (canary.h) */
+    int64_t wall_t1_ns;         /* wall time when the running compute segment began */
+    struct vaced_canary canary; /* opened when the target lists overhead_coldness */
     vaced_time_t call_start;    /* tv when the running outermost activity began (trace) */
     int ended;                  /* E_end happened: tv is the prediction */
     unsigned unmodelled;        /* enum vaced_unmodelled bits used so far */

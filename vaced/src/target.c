@@ -20,7 +20,7 @@ static const char *const general_keys[] = {
     "latency", "latency_per_hop", "eager_threshold",
     "latency_same_node", "send_overhead", "recv_overhead", "bcpu", "injection_queue",
     "net_warmup_messages", "bnet_warmup", "net_warmup_min", "bnet_factors", "bmem_factors", "bcpu_factors",
-    "send_overhead_factors", "recv_overhead_factors",
+    "send_overhead_factors", "recv_overhead_factors", "overhead_coldness",
     "wakeup_latency", "wakeup_after", "wakeup_ramp", NULL,
 };
 

@@ -105,6 +105,17 @@ double vaced_target_bcpu_factor(const struct vaced_target *t, uint64_t bytes);
 double vaced_target_send_overhead_factor(const struct vaced_target *t, vaced_time_t compute);
 double vaced_target_recv_overhead_factor(const struct vaced_target *t, vaced_time_t compute);
 
+/* overhead_coldness: the canary's coldness (canary.h) after each of the
+ * calibration's computation times, which give the overheads' factors.  A
+ * program's computation may cool the caches less (arithmetic on a few
+ * registers) or more than the calibration's of the same length, so the
+ * factors are taken at the calibration's computation that cooled the
+ * canary as much as the program's did: vaced_target_coldness_compute is
+ * that computation time, by linear interpolation, the first or last
+ * point's beyond them; -1 when the target lists no overhead_coldness. */
+int vaced_target_has_coldness(const struct vaced_target *t);
+vaced_time_t vaced_target_coldness_compute(const struct vaced_target *t, double coldness);
+
 /* Whether a message of `bytes` takes part in a connection's warm-up: the
  * target has one, and the message carries data, at least net_warmup_min
  * bytes (smaller ones fit TCP's first windows). */

@@ -144,6 +144,7 @@ struct vaced_target {
     vaced_time_t o_recv;    /* recv_overhead: receiver CPU per protocol message */
     struct vaced_size_factors o_send_f; /* send_overhead_factors: by the computation before */
     struct vaced_size_factors o_recv_f; /* recv_overhead_factors: by the computation before */
+    struct vaced_size_factors cold;     /* overhead_coldness: the canary's reading by the computation */
     vaced_time_t wake;      /* wakeup_latency: a message to a rank asleep in a wait is handled this late */
     vaced_time_t wake_after; /* wakeup_after: blocked this long, a rank starts to fall asleep */
     vaced_time_t wake_ramp; /* wakeup_ramp: ... and is asleep this much later (0: at once) */

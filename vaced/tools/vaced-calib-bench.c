@@ -48,13 +48,18 @@
  *   instead of only reading the clock: a program's computation streams
  *   through its arrays and evicts MPI's own data, and MPI_Send then costs
  *   more CPU (LU class A: 10.7-14.3 us per 2.5 KiB send, against 8 us
- *   after a computation that touches no memory).
+ *   after a computation that touches no memory).  Before each MPI_Send and
+ *   MPI_Recv the rank reads VACED's cache canary (vaced/src/canary.h), and
+ *   touches it again after the call, as VACED does around every MPI call:
+ *   how cold the computation left it.
  *   (2 ranks only). One line per compute time:
  *   pipeline compute_us=C peer=1 iters=N batches=B min_s=.. p10_s=.. median_s=.. mean_s=..
  *            send_cpu_{min,p10,median,mean}_s=.. recv_cpu_{min,p10,median,mean}_s=..
+ *            send_cold_median=.. recv_cold_median=..
  *   with min, p10, median and mean over the batches of each batch's time
  *   per step less the compute, and of its mean CPU time per send and per
- *   receive.
+ *   receive; the median over the batches of each batch's mean coldness
+ *   before a send and before a receive (0 where there is no canary).
  *
  * warmup: how a new connection warms up (TCP's slow start, the socket
  *   buffers' autotuning).  Run it in a fresh job: rank 0 and rank 1 connect
@@ -98,6 +103,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "../src/canary.h"
 
 #define TAG 11
 #define MAXBATCH 1000
@@ -261,25 +267,32 @@ static double cpu_read_cost(void)
     return d[31];
 }
 
+static struct vaced_canary canary;
+
 /* n pipeline steps: rank 0 computes compute_s, then sends; rank 1
  * receives, then computes as long.  Returns the time per step less the compute (rank 0's clock,
- * from its first send to its last), and in *cpu the thread CPU time per
- * MPI_Send (rank 0) or per MPI_Recv (rank 1), less the clock reads. */
-static double pipeline(char *buf, double compute_s, long n, double *cpu)
+ * from its first send to its last), in *cpu the thread CPU time per
+ * MPI_Send (rank 0) or per MPI_Recv (rank 1), less the clock reads, and
+ * in *cold the canary's mean coldness before them. */
+static double pipeline(char *buf, double compute_s, long n, double *cpu, double *cold)
 {
-    double t0 = 0, per = 0, in = 0, rc = cpu_read_cost();
+    double t0 = 0, per = 0, in = 0, coldness = 0, rc = cpu_read_cost();
     for (long i = 0; i < n; i++) {
         if (rank == 0) {
             compute_until(MPI_Wtime() + compute_s);
             if (i == 0)
                 t0 = MPI_Wtime();
+            coldness += vaced_canary_coldness(&canary);
             double c0 = cpu_now();
             MPI_Send(buf, PIPE_BYTES, MPI_BYTE, 1, TAG, MPI_COMM_WORLD);
             in += cpu_now() - c0 - rc;
+            vaced_canary_coldness(&canary);
         } else {
+            coldness += vaced_canary_coldness(&canary);
             double c0 = cpu_now();
             MPI_Recv(buf, PIPE_BYTES, MPI_BYTE, 0, TAG, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
             in += cpu_now() - c0 - rc;
+            vaced_canary_coldness(&canary);
             compute_until(MPI_Wtime() + compute_s);
         }
     }
@@ -287,6 +300,8 @@ static double pipeline(char *buf, double compute_s, long n, double *cpu)
         per = (MPI_Wtime() - t0) / (n - 1) - compute_s;
     if (cpu)
         *cpu = in / n;
+    if (cold)
+        *cold = coldness / n;
     MPI_Bcast(&per, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
     return per;
 }
@@ -322,13 +337,15 @@ static int pipeline_main(int n, char **us, double batch_s, int batches, long byt
     char *buf = calloc(bytes, 1);
     double *t = malloc(sizeof(double) * n * batches), *sc = malloc(sizeof(double) * n * batches);
     double *rcv = malloc(sizeof(double) * n * batches);
+    double *scold = malloc(sizeof(double) * n * batches), *rcold = malloc(sizeof(double) * n * batches);
     long *count = malloc(sizeof(long) * n);
-    pipeline(buf, 0, 100, NULL);                /* the connection, warm caches */
+    vaced_canary_open(&canary);
+    pipeline(buf, 0, 100, NULL, NULL);          /* the connection, warm caches */
     for (int i = 0; i < n; i++) {
         double c = atol(us[i]) * 1e-6, best = 1e30;
         for (int k = 0; k < 3; k++) {           /* a step's length, roughly */
             double t0 = MPI_Wtime();
-            pipeline(buf, c, 20, NULL);
+            pipeline(buf, c, 20, NULL, NULL);
             double d = (MPI_Wtime() - t0) / 20;
             if (d < best)
                 best = d;
@@ -339,31 +356,39 @@ static int pipeline_main(int n, char **us, double batch_s, int batches, long byt
     }
     for (int b = 0; b < batches; b++)
         for (int i = 0; i < n; i++) {
-            double c = atol(us[i]) * 1e-6, mine, both[2];
-            pipeline(buf, c, count[i] / 10 > 2 ? count[i] / 10 : 2, NULL);     /* warm-up */
-            t[i * batches + b] = pipeline(buf, c, count[i], &mine);
-            MPI_Gather(&mine, 1, MPI_DOUBLE, both, 1, MPI_DOUBLE, 0, MPI_COMM_WORLD);
+            double c = atol(us[i]) * 1e-6, mine[2], both[4];
+            pipeline(buf, c, count[i] / 10 > 2 ? count[i] / 10 : 2, NULL, NULL);  /* warm-up */
+            t[i * batches + b] = pipeline(buf, c, count[i], &mine[0], &mine[1]);
+            MPI_Gather(mine, 2, MPI_DOUBLE, both, 2, MPI_DOUBLE, 0, MPI_COMM_WORLD);
             sc[i * batches + b] = both[0];
-            rcv[i * batches + b] = both[1];
+            scold[i * batches + b] = both[1];
+            rcv[i * batches + b] = both[2];
+            rcold[i * batches + b] = both[3];
         }
     for (int i = 0; i < n && rank == 0; i++) {
-        double w[4], s[4], r[4];
+        double w[4], s[4], r[4], sk[4], rk[4];
         stats(t + i * batches, batches, w);
         stats(sc + i * batches, batches, s);
         stats(rcv + i * batches, batches, r);
+        stats(scold + i * batches, batches, sk);
+        stats(rcold + i * batches, batches, rk);
         printf("pipeline compute_us=%ld peer=1 iters=%ld batches=%d min_s=%.9e p10_s=%.9e median_s=%.9e "
                "mean_s=%.9e send_cpu_min_s=%.9e send_cpu_p10_s=%.9e send_cpu_median_s=%.9e "
                "send_cpu_mean_s=%.9e recv_cpu_min_s=%.9e recv_cpu_p10_s=%.9e recv_cpu_median_s=%.9e "
-               "recv_cpu_mean_s=%.9e\n", atol(us[i]), count[i], batches, w[0], w[1], w[2], w[3],
-               s[0], s[1], s[2], s[3], r[0], r[1], r[2], r[3]);
+               "recv_cpu_mean_s=%.9e send_cold_median=%.4g recv_cold_median=%.4g\n", atol(us[i]),
+               count[i], batches, w[0], w[1], w[2], w[3], s[0], s[1], s[2], s[3], r[0], r[1], r[2],
+               r[3], sk[2], rk[2]);
     }
     fflush(stdout);
     free(count);
     free(t);
     free(sc);
     free(rcv);
+    free(scold);
+    free(rcold);
     free(buf);
     free(work_pool);
+    vaced_canary_close(&canary);
     MPI_Finalize();
     return 0;
 }
