@@ -704,6 +704,40 @@ def test_cpu_share(exchange, pp):
             test_pingpong(pp, "bcpu: ping-pong on one node is unchanged:", PAPER, node, 0, [(s, 20)])
 
 
+def test_eager_cpu_share(bench):
+    """bcpu and eager DATA on one node: the sender's CPU moves each message
+    (W = s/Bcpu) and a send waits for the one before, but its own message
+    leaves at once.  vaced-calib-bench's stream of 64 x 64 KiB eager
+    messages (rank 1 answers with 0 bytes once all are in) then takes
+    63 W + one way of s + one way of 0 B (W 21.8 us against a copy of
+    10.3 us: the receiver keeps up); without bcpu every send follows its
+    copy, many times faster.  An eager exchange (one message each way,
+    after 50 us of computation) is unchanged."""
+    s, w = 65536, 64
+    with tempfile.TemporaryDirectory() as d:
+        node = topo_with(d, "paper-1024", "paper-1024-bcpu", ["bcpu = 3 GB/s"])
+        want = w * s / ((w - 1) * s / 3e9 + eager_oneway(PAPER, s, 0) + eager_oneway(PAPER, 0, 0))
+
+        def measure(target):
+            rc, out, err = run(2, [bench, "-b", "3", "stream", str(s)], target)
+            return field(out, "min_Bps") if need(f"eager stream {s} B runs", rc, out, err) else None
+        got = measure(node)
+        check(f"bcpu: a stream of {w} x {s} B eager messages on one node moves at about Bcpu",
+              got is not None and abs(got / want - 1) <= TOLERANCE,
+              f"(predicted {(got or 0) / 1e6:.3f} MB/s, closed form {want / 1e6:.3f} MB/s, "
+              f"{((got or 0) / want - 1) * 100:+.2f}%)", always=True)
+        free = measure("paper-1024")
+        check("without bcpu the same stream moves at more than 1.5 times that", free is not None
+              and free > 1.5 * want, f"({(free or 0) / 1e6:.1f} MB/s)", always=True)
+        ex = {}
+        for target in (node, "paper-1024"):
+            rc, out, err = run(2, [bench, "-b", "3", "-g", "50", "exchange", str(s)], target)
+            m = re.search(r"^exchange size=65536 .* min_s=([0-9.eE+-]+)", out, re.M)
+            ex[target] = float(m.group(1)) if need(f"eager exchange {s} B runs", rc, out, err) and m else None
+        near(f"bcpu: an eager exchange of {s} B on one node takes what it takes without bcpu", ex[node],
+             ex["paper-1024"])
+
+
 def test_injection_queue(bench):
     """injection_queue: a rank's messages to other nodes take turns on its
     link.  vaced-calib-bench's stream (rank 0 sends a window of W messages
@@ -1197,6 +1231,7 @@ def main():
         bench = build("vaced-calib-bench", os.path.join(ROOT, "vaced", "tools", "vaced-calib-bench.c"))
         if bench:
             test_injection_queue(bench)
+            test_eager_cpu_share(bench)
         test_overhead_factors(pp, bench)
         if bench:
             test_overhead_coldness(bench)

@@ -30,7 +30,13 @@ vaced_time_t vaced_send_stamp(int dest, uint64_t bytes, int is_data, vaced_time_
      * message leaves once the sender's CPU has handed it on. */
     vaced_time_t ts = (w->handling ? w->handle_ts : vaced_st.tv) + vaced_send_overhead(dest);
     vaced_time_t copy = vaced_copy_time(bytes);
-    if (is_data == VACED_DATA_RNDV) {
+    /* On one node the sender's CPU moves the data (bcpu): rendezvous DATA,
+     * and eager DATA too, through the kernel's socket buffer.  A send
+     * waits for the CPU to be done with the one before; its own message
+     * leaves at once (an eager exchange, one message each way, is no
+     * dearer), but a window of eager sends moves at Bcpu, as measured
+     * (64 KiB: 4.1 GB/s here, against 13 GB/s without). */
+    if (is_data) {
         vaced_time_t busy = vaced_target_cpu_time(vaced_st.target, vaced_st.rank, dest, bytes);
         if (busy > 0) {
             ts = vaced_time_max(ts, vaced_st.cpu_free);

@@ -15,7 +15,7 @@
 struct vaced_state {
     int rank, size;
     vaced_time_t tv;            /* virtual target time of the last event */
-    vaced_time_t cpu_free;      /* when this CPU is done moving same-node rendezvous data (bcpu) */
+    vaced_time_t cpu_free;      /* when this CPU is done moving same-node data (bcpu) */
     vaced_time_t link_free;     /* when this rank's link is done sending (injection_queue) */
     uint64_t *sent_to;          /* messages sent to each rank so far that count in its connection's warm-up */
     int64_t t1_ns;              /* CPU time when the running compute segment began */
