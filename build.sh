@@ -7,6 +7,7 @@
 #   ./build.sh            both installs
 #   ./build.sh vaced      only the predictor (and libvaced)
 #   ./build.sh vanilla    only the reference
+#   ./build.sh packages   only the Debian packages (libvaced needs libpfm4-dev)
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
@@ -176,12 +177,13 @@ build_vaced() {
 main() {
     local what=${1:-all}
     case $what in
-        all|vaced|vanilla) ;;
-        -h|--help) sed -n '2,9p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
-        *) die "unknown target '$what' (all, vaced or vanilla)" ;;
+        all|vaced|vanilla|packages) ;;
+        -h|--help) sed -n '2,10p' "$0" | sed 's/^# \{0,1\}//'; exit 0 ;;
+        *) die "unknown target '$what' (all, vaced, vanilla or packages)" ;;
     esac
     mkdir -p "$BUILD" "$INSTALL"
     install_packages
+    [ "$what" = packages ] && return
     fetch_source
     case $what in
         all) build_vaced; build_vanilla ;;

@@ -60,6 +60,9 @@ install_test_packages() {
 }
 
 mkdir -p "$BUILD"
+# libvaced's headers come from Debian packages (libpfm4-dev) that build.sh
+# installs: on a fresh machine the unit tests build only after them.
+"$ROOT/build.sh" packages || echo "note: build.sh could not install its Debian packages; the unit tests may not build"
 echo "== building unit tests"
 if make -s -C "$ROOT/vaced" O="$BUILD/vaced" units; then
     for t in "$BUILD"/vaced/unit/test_*; do
