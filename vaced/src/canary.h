@@ -14,7 +14,8 @@
  * computation's coldness, 1 when the caches kept everything.  Measured
  * here: 1.0 after arithmetic, 3 after writing through 1 MiB, 24 after
  * 100 us and 43 after 300 us of streaming through 64 MiB, 140 after
- * clflush.
+ * clflush (Intel VM).  On the AMD VM of 2026-11-27 the host cools it
+ * too: 100 us of arithmetic read 6 (streaming 11).
  *
  * Header-only: vaced-calib-bench, built by mpicc from one source file,
  * measures the calibration's coldness with the same code.  x86-64 only
