@@ -62,15 +62,20 @@ def near(name, got, want, tol=TOLERANCE):
           f"(predicted {got * 1e6:.3f} us, closed form {want * 1e6:.3f} us, {err * 100:+.2f}%)", always=True)
 
 
-def near_measured(name, measure, want, tol=TOLERANCE):
+def near_measured(name, measure, want, tol=TOLERANCE, tries=4):
     """near() for a prediction measured by running a program.  Host noise
-    (other processes' cache and interrupt load) only ever adds CPU time, so
-    when a run is off, one more run is made and the smaller value kept."""
-    got = measure()
-    if got is not None and abs(got - want) <= tol * want:
-        return near(name, got, want, tol)
-    again = measure()
-    values = [v for v in (got, again) if v is not None]
+    (other processes' cache and interrupt load, the hypervisor) only ever
+    adds CPU time, so while a run is off, up to `tries` runs are made and
+    the smallest value kept: a model that is off is off in every run.  (On
+    the AMD VM of 2026-11-27 one run in a CI pass came out +2.05 % where
+    2 % is allowed, another +5.2 % where 5 % is.)"""
+    values = []
+    for _ in range(tries):
+        got = measure()
+        if got is not None:
+            values.append(got)
+            if abs(got - want) <= tol * want:
+                break
     near(name, min(values) if values else None, want, tol)
 
 
@@ -600,8 +605,8 @@ def test_collectives(exe):
     round_time = eager_oneway(SLOW, s, 2)
     for p in (4, 8):
         rounds = p.bit_length() - 1
-        # host noise only adds CPU time: a run that misses is made once more
-        for attempt in (1, 2):
+        # host noise only adds CPU time: a run that misses is made again
+        for attempt in (1, 2, 3, 4):
             rc, out, err = run(p, [exe, str(count), "5"], target, algos)
             if rc != 0:
                 break
@@ -851,11 +856,11 @@ def test_adversarial(exe):
              [(m, 200000) for m in TWO_SENDERS + send_early])
     for mode, s in cases:
         # host noise only adds CPU time (a polling loop's last poll): a run
-        # whose times miss by more than 1% is made once more
-        for attempt in (1, 2):
+        # whose times miss by more than 1% is made again (up to 3 runs)
+        for attempt in (1, 2, 3):
             rc, out, err = run(3, [exe, mode, str(s)], target)
             times = adversarial_times(out, mode, s) if rc == 0 else None
-            if rc != 0 or attempt == 2 or (times and all(
+            if rc != 0 or attempt == 3 or (times and all(
                     got is not None and want is not None and abs(got - want) <= 0.01 * want
                     for _, got, want in times)):
                 break
