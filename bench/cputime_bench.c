@@ -4,7 +4,7 @@
  *
  * Build and run from the repository root:
  *   cc -std=gnu11 -O2 -Wall -Wextra -Werror -Ivaced/src \
- *      vaced/src/cputime.c vaced/src/cputime_perf.c vaced/src/cputime_rseq.c \
+ *      vaced/src/cputime/cputime.c vaced/src/cputime/cputime_perf.c vaced/src/cputime/cputime_rseq.c \
  *      bench/cputime_bench.c \
  *      -pthread -o /tmp/cputime_bench && /tmp/cputime_bench [reads] [rounds]
  */
@@ -17,8 +17,8 @@
 #include <x86intrin.h>
 #endif
 
-#include "cputime.h"
-#include "cputime_perf.h" /* the mmap read on a filled page, for an estimate */
+#include "cputime/cputime.h"
+#include "cputime/cputime_perf.h" /* the mmap read on a filled page, for an estimate */
 
 #define MAXROUNDS 64
 

@@ -1,4 +1,4 @@
-/* Unit tests of the wildcard bound rule (vaced/src/bounds.c): when a
+/* Unit tests of the wildcard bound rule (vaced/src/progress/wildcard_bounds.c): when a
  * receiver may take its earliest candidate, which requests it sends, how
  * it follows chains of blocked ranks, and how a rank answers requests while
  * it runs, blocks and finishes.  A fake transport records the packets.
@@ -7,7 +7,7 @@
 #include <stdio.h>
 
 #include "check.h"
-#include "state.h"
+#include "sim/state.h"
 
 #define US(x) ((vaced_time_t) ((x) * 1000000LL))
 

@@ -1,4 +1,4 @@
-/* The cache canary (vaced/src/canary.h): a read right after another is
+/* The cache canary (vaced/src/cputime/canary.h): a read right after another is
  * warm (coldness about 1), a read after the program wrote through more
  * memory than the caches hold is several times slower, and a read after
  * a computation that keeps to its registers is warmer than that: what
@@ -12,7 +12,7 @@
 #include <string.h>
 #include <time.h>
 #include "check.h"
-#include "canary.h"
+#include "cputime/canary.h"
 
 static double median(double *v, int n)
 {

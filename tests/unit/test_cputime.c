@@ -1,9 +1,9 @@
-/* Unit tests of the CPU-time source (vaced/src/cputime.c). The reference is
+/* Unit tests of the CPU-time source (vaced/src/cputime/cputime.c). The reference is
  * clock_gettime(CLOCK_THREAD_CPUTIME_ID), read here directly.
  *
  * Build and run from the repository root:
  *   cc -std=gnu11 -O2 -Wall -Wextra -Werror -Ivaced/src -Itests/unit \
- *      vaced/src/cputime.c vaced/src/cputime_perf.c vaced/src/cputime_rseq.c \
+ *      vaced/src/cputime/cputime.c vaced/src/cputime/cputime_perf.c vaced/src/cputime/cputime_rseq.c \
  *      tests/unit/test_cputime.c \
  *      -pthread -o /tmp/test_cputime && /tmp/test_cputime
  *
@@ -26,8 +26,8 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "cputime.h"
-#include "cputime_perf.h" /* to test the mmap arithmetic on a page we fill */
+#include "cputime/cputime.h"
+#include "cputime/cputime_perf.h" /* to test the mmap arithmetic on a page we fill */
 
 #define MS 1000000LL
 

@@ -1,5 +1,5 @@
 /* Unit tests of the host's remembered CPU-time source
- * (vaced/src/cputime_cache.c): the first auto init probes and writes the
+ * (vaced/src/cputime/cputime_cache.c): the first auto init probes and writes the
  * record, later ones reuse it; a record from another boot, a garbled one, or
  * one naming a source that does not open is probed over; explicit requests
  * and VACED_CPUTIME_CACHE=off leave no record; a symlink is not followed;
@@ -17,7 +17,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "cputime_cache.h"
+#include "cputime/cputime_cache.h"
 
 static char dir[] = "/tmp/vaced-cache-test.XXXXXX";
 

@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "target.h"
+#include "target/target.h"
 
 static char errbuf[512];
 

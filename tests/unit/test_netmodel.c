@@ -2,8 +2,8 @@
  * the network model's corner cases (eq. 4, min_latency, saturation).
  * Needs no files from the repository. Build and run from the repo root:
  *   cc -std=c11 -Wall -Wextra -Werror -O2 -Ivaced/src -Itests/unit \
- *      vaced/src/target.c vaced/src/topofile.c vaced/src/units.c \
- *      vaced/src/mapping.c vaced/src/topo_hierarchy.c vaced/src/netmodel.c \
+ *      vaced/src/target/target.c vaced/src/target/topofile.c vaced/src/target/units.c \
+ *      vaced/src/target/mapping.c vaced/src/target/topo_hierarchy.c vaced/src/network/netmodel.c \
  *      tests/unit/test_netmodel.c -o /tmp/test_netmodel && /tmp/test_netmodel
  */
 #define _POSIX_C_SOURCE 200809L /* mkstemp */
@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "target.h"
+#include "target/target.h"
 #include "tmptext.h"
 
 /* A hierarchy target of `cores` single-core nodes (so rank = node) with

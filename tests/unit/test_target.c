@@ -6,8 +6,8 @@
  * repo holding vaced/Makefile), or by hand from the repository root (the
  * optional argument is the repo root, default "."):
  *   cc -std=c11 -Wall -Wextra -Werror -O2 -Ivaced/src -Itests/unit \
- *      vaced/src/target.c vaced/src/topofile.c vaced/src/units.c \
- *      vaced/src/mapping.c vaced/src/topo_hierarchy.c vaced/src/netmodel.c \
+ *      vaced/src/target/target.c vaced/src/target/topofile.c vaced/src/target/units.c \
+ *      vaced/src/target/mapping.c vaced/src/target/topo_hierarchy.c vaced/src/network/netmodel.c \
  *      tests/unit/test_target.c -o /tmp/test_target && /tmp/test_target .
  */
 #define _POSIX_C_SOURCE 200809L /* mkstemp */
@@ -16,7 +16,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "target.h"
+#include "target/target.h"
 #include "tmptext.h"
 
 /* Repo root: argv[1]; else the one vaced/Makefile names through

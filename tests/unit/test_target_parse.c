@@ -2,8 +2,8 @@
  * "file:line: reason", limits, and a mutation run that must never crash.
  * Needs no files from the repository. Build and run from the repo root:
  *   cc -std=c11 -Wall -Wextra -Werror -O2 -Ivaced/src -Itests/unit \
- *      vaced/src/target.c vaced/src/topofile.c vaced/src/units.c \
- *      vaced/src/mapping.c vaced/src/topo_hierarchy.c vaced/src/netmodel.c \
+ *      vaced/src/target/target.c vaced/src/target/topofile.c vaced/src/target/units.c \
+ *      vaced/src/target/mapping.c vaced/src/target/topo_hierarchy.c vaced/src/network/netmodel.c \
  *      tests/unit/test_target_parse.c -o /tmp/test_target_parse && /tmp/test_target_parse
  */
 #define _POSIX_C_SOURCE 200809L /* mkstemp */
@@ -13,7 +13,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "target.h"
+#include "target/target.h"
 #include "tmptext.h"
 
 /* The base description, one key per line: line i + 1 holds base[i]. */

@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "target.h"
+#include "target/target.h"
 #include "tmptext.h"
 
 #ifdef VACED_TOPO_DIR

@@ -12,7 +12,8 @@
 #include <string.h>
 
 #include "check.h"
-#include "state.h"
+#include "sim/state.h"
+#include "progress/progress.h"
 #include "tmptext.h"
 
 #define US(x) ((vaced_time_t) ((x) * 1000000LL))     /* microseconds in ps */

@@ -50,7 +50,7 @@ enum vaced_unmodelled {
     VACED_UNMODELLED_RMA = 1,           /* one-sided communication */
     VACED_UNMODELLED_DYNAMIC = 2,       /* process creation and connection */
     VACED_UNMODELLED_THREADS = 4,       /* MPI called from several threads */
-    VACED_UNMODELLED_WILDCARD = 8,      /* a wildcard matched without proof (bounds.c) */
+    VACED_UNMODELLED_WILDCARD = 8,      /* a wildcard matched without proof (wildcard_bounds.c) */
     VACED_UNMODELLED_GENTRAN = 16       /* a collective on MPICH's gentran schedules */
 };
 #define VACED_UNMODELLED_LAST VACED_UNMODELLED_GENTRAN
@@ -233,7 +233,7 @@ void vaced_wait_end(void);
 void vaced_complete_now(vaced_time_t done);
 
 
-/* --- Wildcard receives: peers' clock lower bounds (bounds.c) ------------
+/* --- Wildcard receives: peers' clock lower bounds (wildcard_bounds.c) --
  * A receive from MPI_ANY_SOURCE may take its earliest candidate on the host
  * only once no other sender can still produce an earlier target arrival.
  * Ranks answer requests for a lower bound on the target arrival of their

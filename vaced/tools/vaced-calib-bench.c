@@ -49,7 +49,7 @@
  *   through its arrays and evicts MPI's own data, and MPI_Send then costs
  *   more CPU (LU class A: 10.7-14.3 us per 2.5 KiB send, against 8 us
  *   after a computation that touches no memory).  Before each MPI_Send and
- *   MPI_Recv the rank reads VACED's cache canary (vaced/src/canary.h), and
+ *   MPI_Recv the rank reads VACED's cache canary (vaced/src/cputime/canary.h), and
  *   touches it again after the call, as VACED does around every MPI call:
  *   how cold the computation left it.
  *   (2 ranks only). One line per compute time:
@@ -103,7 +103,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include "../src/canary.h"
+#include "../src/cputime/canary.h"
 
 #define TAG 11
 #define MAXBATCH 1000

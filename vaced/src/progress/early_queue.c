@@ -1,0 +1,99 @@
+/* The early queue (paper section 4.4, Fig. 4(b)), for responses. */
+#include <stdio.h>
+#include <stdlib.h>
+#include "sim/state.h"
+#include "network/overhead.h"
+#include "progress/progress.h"
+
+/* End of the latest progress point: what the target has seen by then. */
+static vaced_time_t last_progress(void)
+{
+    const struct vaced_waits *w = &vaced_st.waits;
+    if (w->count == 0)
+        return 0;
+    return w->hist[(w->head + w->count - 1) % VACED_WAIT_HISTORY].end;
+}
+
+/* A receive posted inside a wait (a nonblocking collective's schedule, run
+ * by MPI_Wait) is posted by a rank that is progressing: the target answers
+ * at the arrival, and nothing would send a response parked here before the
+ * wait ends, which may depend on it. */
+int vaced_unseen(vaced_time_t ta)
+{
+    return vaced_running && vaced_st.waits.depth == 0 && ta != VACED_TIME_UNSET &&
+        ta > last_progress();
+}
+
+int vaced_early(vaced_time_t ta)
+{
+    return vaced_running && vaced_st.waits.depth == 0 && ta != VACED_TIME_UNSET &&
+        ta > vaced_st.tv;
+}
+
+void vaced_defer(vaced_time_t due, vaced_fire_fn fire, void *arg)
+{
+    struct vaced_early_queue *q = &vaced_st.early;
+    if (q->count == q->cap) {
+        unsigned cap = q->cap ? 2 * q->cap : 16;
+        struct vaced_deferred *items = realloc(q->items, cap * sizeof *items);
+        if (!items) {           /* cannot park: answer now, as MPICH would */
+            fire(arg);
+            return;
+        }
+        q->items = items;
+        q->cap = cap;
+    }
+    unsigned i = q->count++;
+    for (; i > 0 && q->items[i - 1].due > due; i--)    /* keep due order */
+        q->items[i] = q->items[i - 1];
+    q->items[i] = (struct vaced_deferred){ due, vaced_st.tv, fire, arg };
+}
+
+int vaced_fire_deferred(vaced_time_t limit)
+{
+    int fired = 0;
+    struct vaced_early_queue *q = &vaced_st.early;
+    struct vaced_waits *w = &vaced_st.waits;
+    vaced_time_t cur = w->depth > 0 ? w->start : vaced_st.tv;
+    while (q->count > 0 && q->items[0].due <= limit) {
+        struct vaced_deferred d = q->items[0];
+        q->count--;
+        for (unsigned i = 0; i < q->count; i++)
+            q->items[i] = q->items[i + 1];
+        int handling = w->handling;
+        vaced_time_t handle_ts = w->handle_ts;
+        w->handling = 1;
+        w->handle_ts = vaced_time_max(d.not_before, vaced_handle_time(cur, d.due, 0)) +
+            vaced_recv_overhead();
+        d.fire(d.arg);
+        w->handling = handling;
+        w->handle_ts = handle_ts;
+        fired++;
+    }
+    return fired;
+}
+
+/* Polls closer together than this merge into one progress point, so that
+ * a polling loop does not push older waits out of the bounded history. */
+#define VACED_POLL_MERGE ((vaced_time_t) 1000000)  /* 1 us */
+
+void vaced_poll(void)
+{
+    struct vaced_waits *w = &vaced_st.waits;
+    if (!vaced_running || w->depth > 0)
+        return;
+    vaced_st.polling = vaced_st.depth > 0;
+    struct vaced_span *last = w->count ? &w->hist[(w->head + w->count - 1) % VACED_WAIT_HISTORY] : NULL;
+    if (last && vaced_st.tv - last->end < VACED_POLL_MERGE)
+        last->end = vaced_st.tv;
+    else
+        vaced_waits_record(w, vaced_st.tv, vaced_st.tv);
+    if (vaced_fire_deferred(vaced_st.tv))
+        vaced_test_restart();   /* sending the responses is not the program's polling */
+}
+
+void vaced_free_deferred(void)
+{
+    free(vaced_st.early.items);
+    vaced_st.early = (struct vaced_early_queue){ 0 };
+}

@@ -1,0 +1,57 @@
+/* Waits (Algorithm 2): a wait starts at tV (AWTstart) and ends at the
+ * latest completion it reports or the end of the receiving CPU's last
+ * turn (AWTend). */
+#include "sim/state.h"
+#include "progress/progress.h"
+
+void vaced_wait_begin(void)
+{
+    if (!vaced_running)
+        return;
+    vaced_activity_begin();
+    struct vaced_waits *w = &vaced_st.waits;
+    if (w->depth++ == 0) {
+        w->start = w->done = w->active = w->active_from = vaced_st.tv;      /* AWTstart = tV */
+        /* Parked responses go out now: those due later are handled during
+         * this wait on the target if it depends on them, and the host must
+         * not block while holding them. */
+        vaced_fire_deferred(INT64_MAX);
+    }
+}
+
+void vaced_wait_complete(vaced_time_t done)
+{
+    struct vaced_waits *w = &vaced_st.waits;
+    if (!vaced_running || done == VACED_TIME_UNSET)
+        return;
+    if (w->depth == 0) {
+        vaced_complete_now(done);
+        return;
+    }
+    if (done > w->done)
+        w->done = done;
+}
+
+void vaced_wait_end(void)
+{
+    if (!vaced_running)
+        return;
+    struct vaced_waits *w = &vaced_st.waits;
+    if (--w->depth == 0) {
+        vaced_time_t busy_from, busy = vaced_turns_finish(&vaced_st.recv_turns, w->start, &busy_from);
+        vaced_st.tv = vaced_time_max(w->done, busy);           /* AWTend */
+        vaced_waits_record_blocked(w, w->start, vaced_st.tv, busy_from, busy, w->active, w->active_from);
+    }
+    vaced_activity_end();
+}
+
+void vaced_complete_now(vaced_time_t done)
+{
+    /* tV only grows, so a completion at or before the last event's tV
+     * needs no clock read. */
+    if (!vaced_running || done == VACED_TIME_UNSET || done <= vaced_st.tv)
+        return;
+    vaced_wait_begin();
+    vaced_wait_complete(done);
+    vaced_wait_end();
+}

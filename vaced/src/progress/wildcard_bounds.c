@@ -1,0 +1,337 @@
+/* Conservative matching of wildcard receives: peers' clock lower bounds.
+ *
+ * A receive from MPI_ANY_SOURCE must match the message the target delivers
+ * first, but a sender that is early on the target may not have reached the
+ * host yet.  The receiver R takes its earliest candidate (arrival T) only
+ * when every other possible sender S is decided, i.e. no message of S can
+ * arrive at R before T:
+ *   - S's next matching message is already on the host, or S is closing;
+ *   - S reported a bound >= T: its clock plus the latency S -> R.  Clocks
+ *     only grow, so no later message of S arrives earlier; messages S sent
+ *     before the report precede it on the connection (FIFO), so they are on
+ *     the host already;
+ *   - S reported, for this decision, that it is blocked waiting for
+ *     messages from one rank W only, and:
+ *       W = R, and R owes S no protocol message: S stays blocked until R
+ *       sends again, which R does after this receive, at a time >= T; or
+ *       W is itself decided for the deadline T - L(S,R) on its messages to
+ *       S (recursively: its bound, or blocked on R, or on a decided rank),
+ *       and no message W -> S is in flight: W's count of packets sent to S,
+ *       in W's report, equals S's count of packets received from W, in
+ *       S's report.  Both were blocked when they reported, and a blocked
+ *       rank only wakes on a message from the one it waits on.
+ * This is Chandy-Misra-Bryant's null-message idea with blocked states and
+ * packet counts standing in for lookahead, which within a node is zero.
+ * Requests are sent on demand, for undecided senders only; a peer answers
+ * at once if its bound suffices, otherwise when its clock gets there (at an
+ * MPI call boundary) or when it blocks.  When the rule cannot decide (a
+ * rank waits on several, a cycle, a count that differs), the earliest
+ * candidate on the host is taken and the prediction is marked approximate:
+ * no hang, never silent. */
+#include <stdlib.h>
+#include "sim/state.h"
+
+enum { MAX_CHAIN = 8 };
+
+static vaced_bound_send_fn transport;
+static vaced_count_fn packets;
+static vaced_owes_fn owes;
+
+/* Asker side, per peer. */
+struct peer_view {
+    vaced_time_t bound;         /* best reported bound (VACED_TIME_UNSET: none) */
+    vaced_time_t asked_t;       /* the last request: its t, decision and about, */
+    int asked_seq, asked_about;
+    int asked_gen;              /* and the deadline it was for (check_gen) */
+    struct vaced_bound_pkt last;        /* the last report answering that decision */
+    int have_last;
+    int finalizing;
+};
+
+/* Answerer side: requests not answered for good. */
+struct pending {
+    int peer, seq, about;
+    vaced_time_t t;
+    struct vaced_bound_pkt sent;        /* last report sent for it */
+    int have_sent;
+};
+
+static struct peer_view *view;
+static struct pending *pend;
+static int npend, epoch, nsize;
+/* The deadline of the running decision's checks, and a count of its changes
+ * (a new earliest candidate) */
+static vaced_time_t check_ta = VACED_TIME_UNSET;
+static int check_gen;
+
+static int ensure_arrays(void)
+{
+    if (view)
+        return 1;
+    nsize = vaced_st.size;
+    if (nsize <= 0)
+        return 0;
+    view = calloc((size_t) nsize, sizeof *view);
+    pend = calloc((size_t) nsize, sizeof *pend);
+    if (!view || !pend) {
+        free(view);
+        free(pend);
+        view = NULL;
+        pend = NULL;
+        return 0;
+    }
+    for (int i = 0; i < nsize; i++) {
+        view[i].bound = VACED_TIME_UNSET;
+        view[i].asked_seq = -1;
+    }
+    return 1;
+}
+
+void vaced_bounds_transport(vaced_bound_send_fn send, vaced_count_fn count, vaced_owes_fn owe)
+{
+    transport = send;
+    packets = count;
+    owes = owe;
+}
+
+static vaced_time_t latency(int from, int to)
+{
+    return vaced_target_transfer_time(vaced_st.target, from, to, 0);
+}
+
+/* --- Answering ---------------------------------------------------------- */
+
+/* Lower bound on the target arrival at `peer` of any message this rank sends
+ * from now on: sends start at tV or later and pay at least the latency. */
+static vaced_time_t own_bound(int peer)
+{
+    return vaced_st.tv + latency(vaced_st.rank, peer);
+}
+
+static void report(struct pending *p, int state, int waits_on)
+{
+    struct vaced_bound_pkt r = {
+        .msg = VACED_BOUND_REPORT, .seq = p->seq, .state = state, .rank = waits_on,
+        .about = p->about, .t = state == VACED_PEER_FINALIZING ? INT64_MAX : own_bound(p->peer),
+    };
+    if (packets && waits_on >= 0)
+        r.recv_from = packets(waits_on, 0);
+    if (packets && p->about >= 0)
+        r.sent_to = packets(p->about, 1);
+    if (p->have_sent && state == VACED_PEER_BLOCKED && p->sent.state == state &&
+        p->sent.rank == r.rank && p->sent.recv_from == r.recv_from && p->sent.sent_to == r.sent_to)
+        return;                         /* nothing new to say */
+    p->sent = r;
+    p->have_sent = 1;
+    if (transport)
+        transport(p->peer, &r);
+}
+
+static void drop_pending(int i)
+{
+    pend[i] = pend[--npend];
+}
+
+/* Answers, for good, the requests that this rank's clock now satisfies (or
+ * all of them when it has finished); tells askers that heard "blocked" that
+ * it runs again.  Called at activity boundaries, where tV is current. */
+static void answer_running(void)
+{
+    for (int i = 0; i < npend;) {
+        struct pending *p = &pend[i];
+        if (vaced_st.ended) {
+            report(p, VACED_PEER_FINALIZING, -1);
+            drop_pending(i);
+        } else if (own_bound(p->peer) >= p->t) {
+            report(p, VACED_PEER_RUNNING, -1);
+            drop_pending(i);
+        } else {
+            if (p->have_sent && p->sent.state != VACED_PEER_RUNNING)
+                report(p, VACED_PEER_RUNNING, -1);
+            i++;
+        }
+    }
+}
+
+void vaced_bounds_activity_point(void)
+{
+    if (npend > 0)
+        answer_running();
+}
+
+int vaced_bounds_pending(void)
+{
+    return npend > 0;
+}
+
+void vaced_bounds_blocked(int only_on)
+{
+    if (only_on == -1)
+        return;
+    for (int i = 0; i < npend; i++)
+        report(&pend[i], VACED_PEER_BLOCKED, only_on);
+}
+
+static void request_received(int peer, const struct vaced_bound_pkt *q)
+{
+    if (vaced_st.ended || !vaced_running || !ensure_arrays()) {
+        /* finished: nothing more will come from here */
+        struct pending done = { .peer = peer, .seq = q->seq, .about = q->rank };
+        report(&done, VACED_PEER_FINALIZING, -1);
+        return;
+    }
+    int i = 0;
+    while (i < npend && pend[i].peer != peer)
+        i++;
+    if (i == npend)
+        npend++;
+    pend[i] = (struct pending) { .peer = peer, .seq = q->seq, .about = q->rank, .t = q->t };
+    answer_running();
+}
+
+/* --- Asking and deciding ------------------------------------------------ */
+
+static void report_received(int peer, const struct vaced_bound_pkt *r)
+{
+    if (!ensure_arrays() || peer < 0 || peer >= nsize)
+        return;
+    struct peer_view *v = &view[peer];
+    if (r->state == VACED_PEER_FINALIZING)
+        v->finalizing = 1;
+    else if (v->bound == VACED_TIME_UNSET || r->t > v->bound)
+        v->bound = r->t;
+    if (r->seq == v->asked_seq && r->about == v->asked_about) {
+        v->last = *r;
+        v->have_last = 1;
+    }
+}
+
+void vaced_bound_received(int peer, const struct vaced_bound_pkt *p)
+{
+    if (p->msg == VACED_BOUND_REQUEST)
+        request_received(peer, p);
+    else
+        report_received(peer, p);
+}
+
+void vaced_wildcard_begin(void)
+{
+    epoch++;
+}
+
+/* Asks `x` for a bound of at least t, and its sent count to `about`, unless
+ * asked so already for this deadline of this decision.  0 when `x` is
+ * already asked about another rank (two chains meet: left undecided).  Two
+ * needs for one deadline (x itself, and x as a link of a chain) ask for the
+ * larger bound: `x` answers a request once, when its bound reaches it, so
+ * an answer to the smaller would leave the larger waiting for good.  A new
+ * deadline asks afresh, lower or higher. */
+static int ask(int x, vaced_time_t t, int about)
+{
+    struct peer_view *v = &view[x];
+    if (v->asked_seq == epoch && v->asked_gen == check_gen) {
+        if (about < 0)
+            about = v->asked_about;     /* a report about a rank answers both */
+        else if (v->asked_about >= 0 && v->asked_about != about)
+            return 0;
+        if (v->asked_about == about && t <= v->asked_t)
+            return 1;
+        t = t > v->asked_t ? t : v->asked_t;
+    } else if (v->asked_seq == epoch && t == v->asked_t && (about < 0 || about == v->asked_about)) {
+        v->asked_gen = check_gen;       /* the request still pending asks the same */
+        return 1;
+    }
+    v->asked_seq = epoch;
+    v->asked_gen = check_gen;
+    v->asked_t = t;
+    v->asked_about = about;
+    v->have_last = 0;
+    struct vaced_bound_pkt q = { .msg = VACED_BOUND_REQUEST, .seq = epoch, .rank = about, .t = t };
+    if (transport)
+        transport(x, &q);
+    return 1;
+}
+
+enum verdict { YES, WAIT, NO };
+
+/* Can a message of `x` (or of what `x` waits on) still reach `succ` before
+ * `deadline`, and so R's wildcard before T?  `succ` is R itself, or the
+ * rank of the chain that waits on `x`. */
+static enum verdict decided(int x, int succ, vaced_time_t deadline, int depth, int *chain)
+{
+    int me = vaced_st.rank, about = succ == me ? -1 : succ;
+    struct peer_view *v = &view[x];
+
+    if (v->finalizing)
+        return YES;
+    /* a chain link also needs its count, from a report about succ */
+    if (about < 0 && v->bound != VACED_TIME_UNSET &&
+        v->bound - latency(x, me) + latency(x, succ) >= deadline)
+        return YES;
+    vaced_time_t need = deadline - latency(x, succ) + latency(x, me);
+    if (!ask(x, need, about))
+        return NO;
+    if (v->finalizing)                  /* the transport knew it is closing */
+        return YES;
+    if (!v->have_last)
+        return WAIT;
+    const struct vaced_bound_pkt *r = &v->last;
+    if (about >= 0 && r->sent_to != view[succ].last.recv_from)
+        return NO;                      /* a message to succ in flight, or miscounted */
+    if (v->bound != VACED_TIME_UNSET && v->bound - latency(x, me) + latency(x, succ) >= deadline)
+        return YES;
+    if (r->state == VACED_PEER_RUNNING)
+        return WAIT;
+    int w = r->rank;
+    if (w == me)
+        return owes && owes(x) ? NO : YES;
+    if (w < 0 || w >= nsize || depth + 1 >= MAX_CHAIN)
+        return NO;
+    chain[depth] = x;
+    for (int i = 0; i <= depth; i++)
+        if (chain[i] == w)
+            return NO;                  /* a cycle of blocked ranks */
+    return decided(w, x, deadline - latency(x, succ), depth + 1, chain);
+}
+
+int vaced_wildcard_check(vaced_time_t ta, int n, const int *peers, const unsigned char *flags)
+{
+    int waiting = 0, undecidable = 0;
+
+    /* several threads: no blocked state is meaningful (see vaced_horizon) */
+    if (!vaced_running || (vaced_st.unmodelled & VACED_UNMODELLED_THREADS) || !ensure_arrays())
+        return VACED_WILD_SAFE;
+    if (ta != check_ta) {
+        check_ta = ta;
+        check_gen++;
+    }
+    for (int i = 0; i < n; i++) {
+        int p = peers[i];
+        if (p == vaced_st.rank || p < 0 || p >= nsize || (flags && (flags[i] & VACED_PEER_KNOWN)))
+            continue;
+        int chain[MAX_CHAIN];
+        enum verdict d = decided(p, vaced_st.rank, ta, 0, chain);
+        waiting += d == WAIT;
+        undecidable += d == NO;
+    }
+    if (waiting)
+        return VACED_WILD_WAIT;
+    return undecidable ? VACED_WILD_UNPROVABLE : VACED_WILD_SAFE;
+}
+
+vaced_time_t vaced_bound_lead(int sender, uint64_t bytes)
+{
+    int me = vaced_st.rank;
+    if (!vaced_running || sender < 0 || sender >= vaced_st.size || sender == me)
+        return 0;
+    return vaced_target_transfer_time(vaced_st.target, sender, me, bytes) - latency(sender, me);
+}
+
+void vaced_bounds_free(void)
+{
+    free(view);
+    free(pend);
+    view = NULL;
+    pend = NULL;
+    npend = 0;
+}

@@ -1,0 +1,79 @@
+#include <stdlib.h>
+#include <string.h>
+#include "report/report.h"
+
+int quiet_level(void)
+{
+    const char *v = getenv("VACED_QUIET");
+    if (!v || !*v || !strcmp(v, "0"))
+        return 0;
+    return !strcmp(v, "all") || !strcmp(v, "2") ? 2 : 1;
+}
+
+/* One fprintf per line, flushed, so lines of many ranks do not interleave. */
+void vaced_print_rank_line(FILE *f, const struct vaced_rank_summary *s, int size)
+{
+    fprintf(f, "vaced: rank %d of %d: predicted %.9f s (compute %.9f s, communication %.9f s)\n",
+            s->rank, size, s->total, s->compute, s->communication);
+    fflush(f);
+}
+
+/* all[] holds VACED_SUMMARY_LEN values a rank: total, compute, communication, ... */
+#define FIELD(all, r, k) ((all)[VACED_SUMMARY_LEN * (r) + (k)])
+
+static int slowest_rank(const double *all, int ranks)
+{
+    int best = 0;
+    for (int r = 1; r < ranks; r++)
+        if (FIELD(all, r, 0) > FIELD(all, best, 0))
+            best = r;
+    return best;
+}
+
+void vaced_print_job_line(FILE *f, const struct vaced_job_info *job, const double *all)
+{
+    int r = slowest_rank(all, job->ranks);
+    fprintf(f, "vaced: prediction %.9f s on target %s (%d ranks; slowest rank %d: compute %.9f s,"
+            " communication %.9f s; cpu time %s)%s%s\n",
+            FIELD(all, r, 0), job->target, job->ranks, r, FIELD(all, r, 1), FIELD(all, r, 2),
+            job->cpu_source, job->approximate[0] ? " APPROXIMATE: not modelled: " : "",
+            job->approximate);
+    fflush(f);
+}
+
+static void json_string(FILE *f, const char *s)
+{
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"' || *s == '\\')
+            fputc('\\', f);
+        if ((unsigned char) *s < 0x20)
+            fprintf(f, "\\u%04x", (unsigned char) *s);
+        else
+            fputc(*s, f);
+    }
+    fputc('"', f);
+}
+
+int vaced_write_json(const char *path, const struct vaced_job_info *job, const double *all)
+{
+    FILE *f = fopen(path, "w");
+    if (!f)
+        return -1;
+    fprintf(f, "{\n  \"target\": ");
+    json_string(f, job->target);
+    fprintf(f, ",\n  \"target_file\": ");
+    json_string(f, job->target_path);
+    fprintf(f, ",\n  \"cpu_time_source\": ");
+    json_string(f, job->cpu_source);
+    fprintf(f, ",\n  \"approximate\": %s,\n  \"not_modelled\": ",
+            job->approximate[0] ? "true" : "false");
+    json_string(f, job->approximate);
+    fprintf(f, ",\n  \"ranks\": %d,\n  \"prediction_s\": %.12f,\n  \"per_rank\": [\n",
+            job->ranks, FIELD(all, slowest_rank(all, job->ranks), 0));
+    for (int r = 0; r < job->ranks; r++)
+        fprintf(f, "    {\"rank\": %d, \"total_s\": %.12f, \"compute_s\": %.12f, \"communication_s\": %.12f}%s\n",
+                r, FIELD(all, r, 0), FIELD(all, r, 1), FIELD(all, r, 2), r + 1 < job->ranks ? "," : "");
+    fprintf(f, "  ]\n}\n");
+    return fclose(f) == 0 ? 0 : -1;
+}

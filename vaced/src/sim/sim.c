@@ -1,0 +1,197 @@
+/* Simulation start and end (events E_start and E_end) and the reports. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "cputime/cputime_cache.h"
+#include "sim/state.h"
+#include "report/trace.h"
+#include "report/report.h"
+#include "progress/progress.h"
+
+#ifndef VACED_TOPO_DIR
+#define VACED_TOPO_DIR "topo"
+#endif
+#define VACED_DEFAULT_TARGET "paper-1024"
+
+/* $VACED_TARGET is a path when it names a file, else a name looked up as
+ * NAME.topo in $VACED_TOPO_DIR and then in the installed topo directory. */
+static int resolve_target(const char *spec, char *path, size_t len)
+{
+    if (strchr(spec, '/')) {
+        snprintf(path, len, "%s", spec);
+        return 0;
+    }
+    const char *dirs[] = { getenv("VACED_TOPO_DIR"), VACED_TOPO_DIR };
+    for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
+        if (!dirs[i])
+            continue;
+        snprintf(path, len, "%s/%s.topo", dirs[i], spec);
+        FILE *f = fopen(path, "r");
+        if (f) {
+            fclose(f);
+            return 0;
+        }
+    }
+    snprintf(path, len, "%s", spec);
+    return -1;
+}
+
+/* Every rank reads the same description, so rank 0 alone says what is
+ * wrong; the others give it time to say so before the job ends (mpiexec
+ * kills them once rank 0 exits). */
+static int refuse(int rank)
+{
+    if (rank != 0) {
+        struct timespec pause = { 5, 0 };
+        nanosleep(&pause, NULL);
+    }
+    return 1;
+}
+
+int vaced_sim_start(int rank, int size)
+{
+    char err[1024];
+    const char *spec = getenv("VACED_TARGET");
+    if (!spec || !*spec)
+        spec = VACED_DEFAULT_TARGET;
+    memset(&vaced_st, 0, sizeof vaced_st);
+    vaced_st.rank = rank;
+    vaced_st.size = size;
+    if (resolve_target(spec, vaced_st.target_path, sizeof vaced_st.target_path)) {
+        if (rank == 0)
+            fprintf(stderr, "vaced: target '%s': no such file, and no %s.topo in $VACED_TOPO_DIR or %s\n",
+                    spec, spec, VACED_TOPO_DIR);
+        return refuse(rank);
+    }
+    if (vaced_target_load(vaced_st.target_path, size, &vaced_st.target, err, sizeof err)) {
+        if (rank == 0)
+            fprintf(stderr, "vaced: %s\n", err);
+        return refuse(rank);
+    }
+    if (vaced_target_net_warmup(vaced_st.target) > 0 &&
+        !(vaced_st.sent_to = calloc((size_t)size, sizeof *vaced_st.sent_to))) {
+        fprintf(stderr, "vaced: rank %d: out of memory for %d connections' message counts (net_warmup_messages)\n",
+                rank, size);
+        return refuse(rank);
+    }
+    /* The source is named in the job line; why it is not the cheapest
+     * possible one only matters to a user who asked for another. */
+    char why[256] = "";
+    const char *request = getenv("VACED_CPUTIME");
+    vaced_st.cpu_source = vaced_cputime_init_cached(request, why, sizeof why, NULL);
+    if (why[0] && rank == 0 && request && *request)
+        fprintf(stderr, "vaced: CPU time source %s: %s\n",
+                vaced_cputime_source_name(vaced_st.cpu_source), why);
+    /* The overheads follow the canary where the target says how its
+     * calibration's computation cooled it (VACED_CANARY=off: by the
+     * computation's length alone, as without overhead_coldness). */
+    const char *canary = getenv("VACED_CANARY");
+    if (vaced_target_has_coldness(vaced_st.target) && !(canary && !strcmp(canary, "off")))
+        vaced_canary_open(&vaced_st.canary);
+    vaced_waits_reset(&vaced_st.waits);
+    vaced_trace_open(rank);     /* a trace it cannot write is reported, not fatal */
+    vaced_st.read_cost_ns = vaced_calibrate_read_cost();
+    vaced_st.tv = 0;                            /* E_start: tV = 0; t1 = cpu() */
+    vaced_st.t1_ns = vaced_cputime_ns();
+    vaced_running = 1;
+    return 0;
+}
+
+void vaced_sim_end(double out[VACED_SUMMARY_LEN])
+{
+    if (vaced_running) {
+        vaced_activity_begin();                 /* E_end: tV += t2 - t1 */
+        vaced_trace_close(vaced_st.rank);
+        vaced_fire_deferred(INT64_MAX);         /* before connections close */
+        vaced_running = 0;
+        vaced_st.ended = 1;
+        vaced_bounds_activity_point();          /* "finalizing" to pending askers */
+        vaced_canary_close(&vaced_st.canary);
+    }
+    struct vaced_rank_summary s = {
+        .rank = vaced_st.rank,
+        .total = vaced_time_to_s(vaced_st.tv),
+        .compute = vaced_time_to_s(vaced_st.compute),
+    };
+    s.communication = s.total - s.compute;
+    if (vaced_st.ended && quiet_level() == 0)
+        vaced_print_rank_line(stdout, &s, vaced_st.size);
+    out[0] = s.total;
+    out[1] = s.compute;
+    out[2] = s.communication;
+    out[3] = vaced_st.unmodelled;
+}
+
+static const char *unmodelled_what(unsigned kind)
+{
+    switch (kind) {
+        case VACED_UNMODELLED_RMA: return "one-sided communication (RMA)";
+        case VACED_UNMODELLED_DYNAMIC: return "dynamic processes";
+        case VACED_UNMODELLED_WILDCARD:
+            return "wildcard receives matched without a proof of the target's order";
+        case VACED_UNMODELLED_GENTRAN: return "MPICH's gentran schedules";
+        default: return "MPI calls from several threads";
+    }
+}
+
+int vaced_report_job(const double *all, int size)
+{
+    unsigned unmodelled = 0;
+    char approx[256] = "";
+    for (int r = 0; r < size; r++)
+        unmodelled |= (unsigned) all[VACED_SUMMARY_LEN * r + 3];
+    for (unsigned kind = 1; kind <= VACED_UNMODELLED_LAST; kind <<= 1)
+        if (unmodelled & kind)
+            snprintf(approx + strlen(approx), sizeof approx - strlen(approx), "%s%s",
+                     approx[0] ? ", " : "", unmodelled_what(kind));
+    struct vaced_job_info job = {
+        .approximate = approx,
+        .target = vaced_st.target ? vaced_target_name(vaced_st.target) : "?",
+        .target_path = vaced_st.target_path,
+        .cpu_source = vaced_cputime_source_name(vaced_st.cpu_source),
+        .ranks = size,
+    };
+    if (quiet_level() < 2)
+        vaced_print_job_line(stdout, &job, all);
+    const char *json = getenv("VACED_JSON");
+    if (json && *json && vaced_write_json(json, &job, all)) {
+        fprintf(stderr, "vaced: cannot write VACED_JSON file '%s'; the prediction is the line above\n", json);
+        return 1;
+    }
+    return 0;
+}
+
+void vaced_unmodelled(enum vaced_unmodelled kind, const char *call)
+{
+    if (!vaced_running || (vaced_st.unmodelled & kind))
+        return;
+    vaced_st.unmodelled |= kind;
+    if (kind == VACED_UNMODELLED_WILDCARD)      /* only this rank knows */
+        fprintf(stderr, "vaced: warning: rank %d: %s: the senders not yet heard from wait "
+                "on other ranks, so the target's first message cannot be proven; it took the "
+                "earliest one present: the prediction is approximate\n",
+                vaced_st.rank, call);
+    else if (vaced_st.rank == 0)
+        fprintf(stderr, "vaced: warning: %s uses %s, which the model does not time: "
+                "the prediction is approximate\n", call, unmodelled_what(kind));
+}
+
+uint64_t vaced_eager_threshold(void)
+{
+    return vaced_st.target ? vaced_target_eager_threshold(vaced_st.target) : 0;
+}
+
+void vaced_shutdown(void)
+{
+    vaced_running = 0;
+    vaced_trace_close(vaced_st.rank);   /* a job that never reached vaced_sim_end */
+    vaced_free_deferred();
+    vaced_bounds_free();
+    vaced_target_free(vaced_st.target);
+    vaced_st.target = NULL;
+    free(vaced_st.sent_to);
+    vaced_st.sent_to = NULL;
+    vaced_turns_free(&vaced_st.recv_turns);
+    vaced_cputime_fini();
+}

@@ -1,0 +1,130 @@
+/* The target machine: its description file, rank-to-node mapping, hop
+ * function and network model (DESIGN.md section 2, paper eqs. 3-5).
+ * The file format is documented in topo/README.md. */
+#ifndef VACED_TARGET_H
+#define VACED_TARGET_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "clock/vtime.h"
+
+struct vaced_target; /* opaque */
+
+/* MPICH's eager/rendezvous switch, used when the file does not set one. */
+#define VACED_DEFAULT_EAGER_THRESHOLD 131072u
+
+/* Parse a description file for a job of nranks ranks. On error return
+ * non-zero, set *out to NULL and write "FILE:LINE: reason" (or
+ * "FILE: reason" when no line applies) into err (if err and errlen > 0). */
+int vaced_target_load(const char *path, int nranks, struct vaced_target **out,
+                      char *err, size_t errlen);
+void vaced_target_free(struct vaced_target *t);
+
+const char *vaced_target_name(const struct vaced_target *t);
+int vaced_target_cores(const struct vaced_target *t);
+int vaced_target_nodes(const struct vaced_target *t);  /* ceil(cores / cores_per_node) */
+int vaced_target_nranks(const struct vaced_target *t); /* the job size given at load */
+uint64_t vaced_target_eager_threshold(const struct vaced_target *t); /* bytes */
+uint64_t vaced_target_net_warmup(const struct vaced_target *t);      /* messages; 0: none */
+
+/* Node a rank runs on (0-based), -1 when rank is out of range. */
+int vaced_target_node_of(const struct vaced_target *t, int rank);
+
+/* Hops between two ranks: 0 when on the same node (and for src == dst),
+ * -1 when a rank is out of range. O(levels), no allocation. */
+int vaced_target_hops(const struct vaced_target *t, int src_rank, int dst_rank);
+
+/* Network model (netmodel.c). Times are target picoseconds; results that
+ * would exceed INT64_MAX saturate there. */
+
+/* s / Bmem (Bmem times its factor for s, see vaced_target_bmem_factor):
+ * copying bytes between buffers on one node. */
+vaced_time_t vaced_target_copy_time(const struct vaced_target *t, uint64_t bytes);
+
+/* L(s, hop(src, dst)) of eq. 4: s/Bnet + l0 + h*lh when h > 0 (Bnet times
+ * its factor for s, see vaced_target_bnet_factor), s/Bmem (with its factor)
+ * when h == 0, plus latency_same_node when src != dst. -1 when a rank is
+ * out of range. */
+vaced_time_t vaced_target_transfer_time(const struct vaced_target *t, int src,
+                                        int dst, uint64_t bytes);
+
+/* Optional per-message costs of the target (0 unless the description sets
+ * them): CPU time a rank spends on each protocol message it sends
+ * (send_overhead) or receives (recv_overhead), and the latency added to
+ * L(s, 0) between two different ranks on one node (latency_same_node). */
+vaced_time_t vaced_target_send_overhead(const struct vaced_target *t);
+vaced_time_t vaced_target_recv_overhead(const struct vaced_target *t);
+vaced_time_t vaced_target_same_node_latency(const struct vaced_target *t);
+
+/* The receiver's wake-up (0 unless the description sets wakeup_latency
+ * and wakeup_after): a message that reaches a rank blocked in a wait, idle
+ * there for more than wakeup_after, is handled up to wakeup_latency after
+ * it arrives (the rank sleeps in poll and its CPU idles; waking them takes
+ * time): the full latency from wakeup_after + wakeup_ramp on, a linear
+ * share of it within the ramp (the moment a rank falls asleep varies). */
+vaced_time_t vaced_target_wakeup_latency(const struct vaced_target *t);
+vaced_time_t vaced_target_wakeup_after(const struct vaced_target *t);
+/* The wake-up delay of a message that finds its receiver idle for `idle`. */
+vaced_time_t vaced_target_wakeup_time(const struct vaced_target *t, vaced_time_t idle);
+
+/* s/Bcpu: how long a rendezvous message of `bytes` from src to dst keeps
+ * each end's CPU busy; 0 unless the target sets bcpu and the two are
+ * different ranks on one node. */
+vaced_time_t vaced_target_cpu_time(const struct vaced_target *t, int src, int dst,
+                                   uint64_t bytes);
+
+/* s/Bnet (with its factor for s): how long a message of `bytes` from src to dst holds src's link,
+ * when the target queues a rank's network messages (injection_queue = yes)
+ * and the two are on different nodes; else 0. */
+vaced_time_t vaced_target_wire_time(const struct vaced_target *t, int src, int dst,
+                                    uint64_t bytes);
+
+/* The time beyond s/Bnet that a message of `bytes` from src to dst takes,
+ * sent after `sent` earlier messages that counted on that connection, while
+ * it warms up (its first net_warmup_messages messages of at least
+ * net_warmup_min bytes move at bnet_warmup); 0 unless the target sets the
+ * warm-up and the two are on different nodes. */
+vaced_time_t vaced_target_warmup_time(const struct vaced_target *t, int src, int dst,
+                                      uint64_t sent, uint64_t bytes);
+
+/* Bnet's factor for a message of `bytes` across nodes (bnet_factors; 1
+ * when the target lists none). */
+double vaced_target_bnet_factor(const struct vaced_target *t, uint64_t bytes);
+
+/* Bmem's factor for copies and same-node transfers of `bytes`
+ * (bmem_factors; 1 when the target lists none). */
+double vaced_target_bmem_factor(const struct vaced_target *t, uint64_t bytes);
+
+/* Bcpu's factor for a same-node rendezvous transfer of `bytes`
+ * (bcpu_factors; 1 when the target lists none). */
+double vaced_target_bcpu_factor(const struct vaced_target *t, uint64_t bytes);
+/* The send and receive overheads' factors after `compute` of computation
+ * before the MPI call (send_overhead_factors,
+ * recv_overhead_factors; 1 when the target lists none). */
+double vaced_target_send_overhead_factor(const struct vaced_target *t, vaced_time_t compute);
+double vaced_target_recv_overhead_factor(const struct vaced_target *t, vaced_time_t compute);
+
+/* overhead_coldness: the canary's coldness (canary.h) after each of the
+ * calibration's computation times, which give the overheads' factors.  A
+ * program's computation may cool the caches less (arithmetic on a few
+ * registers) or more than the calibration's of the same length, so the
+ * factors are taken at the calibration's computation that cooled the
+ * canary as much as the program's did: vaced_target_coldness_compute is
+ * that computation time, by linear interpolation, the first or last
+ * point's beyond them; -1 when the target lists no overhead_coldness. */
+int vaced_target_has_coldness(const struct vaced_target *t);
+vaced_time_t vaced_target_coldness_compute(const struct vaced_target *t, double coldness);
+
+/* Whether a message of `bytes` takes part in a connection's warm-up: the
+ * target has one, and the message carries data, at least net_warmup_min
+ * bytes (smaller ones fit TCP's first windows). */
+int vaced_target_warms_up(const struct vaced_target *t, uint64_t bytes);
+
+/* Smallest L(0, h) = l0 + h*lh over the hop counts h > 0 that occur between
+ * two nodes of the target (not only the job's nodes, so it is a safe lower
+ * bound for lookahead). 0 when no two nodes are a positive hop count apart
+ * (a single-node target, or hops all 0). */
+vaced_time_t vaced_target_min_latency(const struct vaced_target *t);
+
+#endif
