@@ -501,7 +501,7 @@ if sd_body:
               f"vanilla and vaced runs interleaved; VACED with `VACED_QUIET=all VACED_TARGET={meta.get('target', '')}`; "
               f"no binding (the same for both builds); both builds run the same executable file, built once "
               f"and copied afresh before every repetition, with the build's libraries chosen by `LD_LIBRARY_PATH` "
-              f"(`results/lib/apps.sh`: on this VM one file of a binary ran 25 % slower than a byte-identical copy "
+              f"(`bench/lib/apps.sh`: on this VM one file of a binary ran 25 % slower than a byte-identical copy "
               f"for as long as it stayed in the page cache). Goal: mean <= 1.03, max <= 1.10.")
     md.append("")
     md.append("*CPU ratio*: the same for the job's CPU time (all ranks, user + system), which other jobs stretch "

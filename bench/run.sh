@@ -125,7 +125,7 @@ Options:
   --keep-page-reporting leave the VM's free page reporting on (by default, as
                         root, a virtio_balloon device that reports free pages
                         is unbound for the run and bound again at the end:
-                        results/lib/page-reporting.sh says why)
+                        bench/lib/page-reporting.sh says why)
   --quiet-below C       before every repetition wait until other processes
                         keep fewer than C CPUs busy (sampled over 2 s; default
                         0: do not wait), at most --max-wait s (default 600)
@@ -244,8 +244,8 @@ if [[ -n $PRIO ]]; then
     say "scheduling autogroup: $(cat /proc/self/autogroup) (was nice $old; put back at exit)"
 fi
 AUTOGROUP=$(cat /proc/self/autogroup 2> /dev/null || echo none)
-# shellcheck source=../results/lib/page-reporting.sh
-source "$ROOT/results/lib/page-reporting.sh"
+# shellcheck source=lib/page-reporting.sh
+source "$ROOT/bench/lib/page-reporting.sh"
 bench_cleanup() { ! declare -F stop_sampler > /dev/null || stop_sampler; restore_prio; page_reporting_restore; }
 trap 'bench_cleanup' EXIT
 if [[ $KEEP_PR == 1 ]]; then
@@ -255,9 +255,9 @@ else
 fi
 
 # --------------------------------------------------------------- build ----
-# shellcheck source=../results/lib/apps.sh
-source "$ROOT/results/lib/apps.sh"
-say "building the apps, bench/pingpong.c and bench/rankstat.c into $WORK (one binary for both builds: results/lib/apps.sh)"
+# shellcheck source=lib/apps.sh
+source "$ROOT/bench/lib/apps.sh"
+say "building the apps, bench/pingpong.c and bench/rankstat.c into $WORK (one binary for both builds: bench/lib/apps.sh)"
 apps_build "$WORK" "$WORK/build.log" "$BENCH/pingpong.c" "$ROOT/tests/mpi/ring.c"
 apps_stage "$WORK"
 if [[ ! $WORK/rankstat.so -nt $BENCH/rankstat.c ]]; then

@@ -77,7 +77,7 @@ suite "unit: the simulator calls no libm function" "$ROOT/tests/tools/test_no_li
 suite "unit: vaced-calibrate's fits" python3 "$ROOT/tests/tools/test_calibrate_fits.py" "$ROOT"
 suite "unit: the validation report's arithmetic" python3 "$ROOT/tests/tools/test_report.py" "$ROOT"
 suite "unit: the microbenchmark report's arithmetic" python3 "$ROOT/tests/tools/test_micro_report.py" "$ROOT"
-suite "unit: the harnesses' check of the localhost description (results/lib/topo-c.sh)" "$ROOT/tests/tools/test_topo_c.sh" "$ROOT"
+suite "unit: the harnesses' check of the localhost description (bench/lib/topo-c.sh)" "$ROOT/tests/tools/test_topo_c.sh" "$ROOT"
 
 if [ "${1:-all}" != unit ]; then
     echo "== ./build.sh"
@@ -86,7 +86,7 @@ if [ "${1:-all}" != unit ]; then
         suite "MPI integration" python3 "$ROOT/tests/mpi/test_predictions.py" "$ROOT"
         suite "vaced front end" "$ROOT/tests/tools/test_vaced_cli.sh" "$ROOT"
         suite "calibration on this host" "$ROOT/tests/tools/test_calibrate_local.sh" "$ROOT"
-        suite "one binary for both builds (results/lib/apps.sh)" "$ROOT/tests/tools/test_apps_lib.sh" "$ROOT"
+        suite "one binary for both builds (bench/lib/apps.sh)" "$ROOT/tests/tools/test_apps_lib.sh" "$ROOT"
         suite "compute segments, vanilla and vaced (bench/segtime.c)" "$ROOT/tests/tools/test_segtime.sh" "$ROOT"
         # several host nodes as network namespaces (real TCP between them)
         suite "hosts in network namespaces" "$ROOT/tests/netns/test_multihost.sh" "$ROOT"

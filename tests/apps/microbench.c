@@ -11,7 +11,7 @@
  *              between calls, the mean time per call averaged over ranks
  *
  * Under VACED MPI_Wtime is target time, so every figure is a prediction
- * of the same figure measured by a vanilla run (results/micro.sh compares
+ * of the same figure measured by a vanilla run (bench/micro.sh compares
  * them).  One line per benchmark and size:
  *
  *   MICRO=latency SIZE=1024 VALUE=23.41 UNIT=us

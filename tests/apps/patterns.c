@@ -1,5 +1,5 @@
 /* PATTERNS: communication patterns that the NPB-style mini-apps do not use,
- * each between fixed amounts of computation, for results/micro.sh: a
+ * each between fixed amounts of computation, for bench/micro.sh: a
  * prediction of a program it was not tuned on.  2 ranks (an even number:
  * rank r pairs with r ^ 1).
  *

@@ -392,7 +392,7 @@ def test_overhead_coldness(bench):
 
 
 def test_patterns(exe):
-    """tests/apps/patterns (results/micro.sh's patterns the mini-apps do
+    """tests/apps/patterns (bench/micro.sh's patterns the mini-apps do
     not use: probes, tests between computation chunks, MPI_Ssend, vector
     datatypes, MPI_Iallreduce, rooted collectives) under VACED on paper-16
     with 2 and 4 ranks: every message and reduction verifies, every figure

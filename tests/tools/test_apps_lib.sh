@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# results/lib/apps.sh, the one-binary-for-both-builds helper of
-# results/validate.sh and bench/run.sh:
+# bench/lib/apps.sh, the one-binary-for-both-builds helper of
+# bench/validate.sh and bench/run.sh:
 #
 # 1. apps_build builds the apps once; apps_stage copies them to new files
 #    (new inodes, same bytes), and a second apps_stage replaces them again.
@@ -17,8 +17,8 @@ ROOT=$(cd "${1:-$(dirname "${BASH_SOURCE[0]}")/../..}" && pwd)
 # shellcheck source=check.sh
 source "$ROOT/tests/tools/check.sh"
 
-# shellcheck source=../../results/lib/apps.sh
-source "$ROOT/results/lib/apps.sh"
+# shellcheck source=../../bench/lib/apps.sh
+source "$ROOT/bench/lib/apps.sh"
 die() { echo "die: $*"; exit 3; }
 
 # 1. build once, stage twice

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""results/lib/micro_report.py, results/micro.sh's arithmetic, on a made-up
+"""bench/lib/micro_report.py, bench/micro.sh's arithmetic, on a made-up
 CSV worked out by hand: the best repetition (least time, most bandwidth),
 RE of times for latencies and bandwidths alike, the summary per benchmark
 and over all; tests/apps/patterns' figures in a table and summary rows of
@@ -18,7 +18,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from checks import check, finish  # noqa: E402
 
 ROOT = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", ".."))
-REPORT = os.path.join(ROOT, "results", "lib", "micro_report.py")
+REPORT = os.path.join(ROOT, "bench", "lib", "micro_report.py")
 
 # (bench, size, unit): configuration -> the repetitions' figures
 FIGURES = {

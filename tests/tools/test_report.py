@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""results/lib/report.py, the validation's arithmetic, on a made-up CSV
+"""bench/lib/report.py, the validation's arithmetic, on a made-up CSV
 whose REs, noise floor and slowdowns were worked out by hand: the RE of
 the minima and of the medians, a failed run left out, the per-class
 summary, the odd/even noise floor.  No MPI needed.
@@ -18,7 +18,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from checks import check, finish  # noqa: E402
 
 ROOT = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", ".."))
-REPORT = os.path.join(ROOT, "results", "lib", "report.py")
+REPORT = os.path.join(ROOT, "bench", "lib", "report.py")
 
 
 # TIME= of repetitions 1-3 per (app, class, configuration)

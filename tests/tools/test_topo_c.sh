@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# results/lib/topo-c.sh, which results/validate.sh and results/micro.sh use
+# bench/lib/topo-c.sh, which bench/validate.sh and bench/micro.sh use
 # to measure the localhost description again when it met a slow moment:
 # topo_c reads vaced-calibrate's "c = ... us" line, else sums the keys
 # (units converted); c_above compares.  No MPI needed.
@@ -10,8 +10,8 @@ set -euo pipefail
 ROOT=$(cd "${1:-$(dirname "${BASH_SOURCE[0]}")/../..}" && pwd)
 # shellcheck source=check.sh
 source "$ROOT/tests/tools/check.sh"
-# shellcheck source=../../results/lib/topo-c.sh
-source "$ROOT/results/lib/topo-c.sh"
+# shellcheck source=../../bench/lib/topo-c.sh
+source "$ROOT/bench/lib/topo-c.sh"
 
 cat > "$TMP/said.topo" <<'TOPO'
 # Same node: t(s) = n c + 3 s/Bmem, R^2 0.98008

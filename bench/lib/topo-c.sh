@@ -1,7 +1,7 @@
 # topo_c FILE: a one-node description's per-message time c in microseconds,
 # the ping-pong's (n c + 3 s/Bmem): the "c = ... us" line vaced-calibrate
 # writes, else send_overhead + latency_same_node + recv_overhead +
-# wakeup_latency.  Sourced by results/validate.sh and results/micro.sh,
+# wakeup_latency.  Sourced by bench/validate.sh and bench/micro.sh,
 # which measure the localhost description again when it met a slow moment
 # of the VM: c was 27-28 us in quiet hours and 36-38 us in some minutes of
 # 2026-11-25, while the real runs' fastest repetitions took 29-30 us one way.

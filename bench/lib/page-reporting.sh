@@ -1,5 +1,5 @@
 # The VM's free page reporting, off for the length of a measurement
-# (sourced by results/validate.sh and bench/run.sh).
+# (sourced by bench/validate.sh and bench/run.sh).
 #
 # Why: this VM's balloon device (virtio_balloon) has free page reporting
 # (VIRTIO_BALLOON_F_REPORTING): a couple of seconds after the guest frees

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""results/validate.sh's report: validation.csv -> validation.md, re.png, slowdown.png.
+"""bench/validate.sh's report: validation.csv -> validation.md, re.png, slowdown.png.
 
 usage: report.py [--estimator min|median] CSV OUTDIR
 
@@ -188,8 +188,8 @@ def main():
     md = []
     md.append("# Validation against real runs")
     md.append("")
-    md.append("Written by `results/validate.sh` (do not edit: rerun it, or "
-              "`results/validate.sh --report-only`); the analysis at the end comes from "
+    md.append("Written by `bench/validate.sh` (do not edit: rerun it, or "
+              "`bench/validate.sh --report-only`); the analysis at the end comes from "
               "`results/validation-notes.md`.")
     md.append("")
     md.append(f"- runs: {', '.join(run_ids)}; {len(rows)} rows in `validation.csv`, "
@@ -374,7 +374,7 @@ def main():
 
     # --- the README's "Results" section (results/README-results.md, to paste)
     rd = ["## Results", "",
-          "Validation against real runs (`results/validate.sh`; full report with spreads, "
+          "Validation against real runs (`bench/validate.sh`; full report with spreads, "
           "plots and the analysis of the misses in `results/validation.md`). Real target: "
           "this 2-core VM, 2 ranks one per core, vanilla MPICH; VACED predicts it from 1 host "
           "core and from 2. Second real target: 2 network namespaces (one rank each, pinned), "
@@ -428,8 +428,17 @@ def main():
               + (f"; the run above took {round(max(took) / 60)} minutes on this 2-core VM" if took else "")
               + "):")
     rd.append("")
-    for c in cmds or ["results/validate.sh -c S,W -r 3"]:
+    for c in cmds or ["bench/validate.sh -c S,W -r 3"]:
+        # runs before the harnesses moved to bench/ recorded results/validate.sh
+        if c.startswith("results/validate.sh"):
+            c = "bench/validate.sh" + c[len("results/validate.sh"):]
         rd.append(f"    {c}")
+    rd.append("")
+    rd.append("The harnesses are in `bench/`: `bench/validate.sh` (this table, `validation.md`), "
+              "`bench/micro.sh` (`micro.md`, `micro.csv`), `bench/run.sh` (`bench.md`, `bench.csv`), "
+              "their helpers in `bench/lib/`; `tests/mpich-suite/run.sh` (`mpich-suite.md`) and "
+              "`tests/longrun/longrun.sh` (`longrun.md`). `results/` holds only their outputs and the "
+              "notes on how each was obtained.")
     rd.append("")
     with open(os.path.join(out, "README-results.md"), "w") as f:
         f.write("\n".join(rd) + "\n")

@@ -11,7 +11,7 @@ keys='send_overhead|recv_overhead|latency|latency_same_node'
 for f in "$from" "$onto"; do
     [[ -r $f ]] || { echo "graft-per-message.sh: cannot read $f" >&2; exit 1; }
 done
-echo "# $(basename "$onto") with the per-message lines of $(basename "$from") (results/lib/graft-per-message.sh)."
+echo "# $(basename "$onto") with the per-message lines of $(basename "$from") (bench/lib/graft-per-message.sh)."
 awk -v keys="^($keys)\$" '
     NR == FNR { if ($0 !~ /^#/ && split($0, kv, "=") == 2) { k = kv[1]; gsub(/ /, "", k); if (k ~ keys) line[k] = $0 }; next }
     /^#/ { print; next }

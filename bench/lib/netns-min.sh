@@ -1,4 +1,4 @@
-# Minimal two-"node" network for results/validate.sh, used only when the
+# Minimal two-"node" network for bench/validate.sh, used only when the
 # project's tests/netns/lib.sh is not there.  Source it, then:
 #
 #   vnet_up RATE STATEDIR    # 2 namespaces on a bridge, tc tbf RATE on each

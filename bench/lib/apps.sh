@@ -1,5 +1,5 @@
 # One executable per program for both MPICH builds (sourced by
-# results/validate.sh and bench/run.sh).
+# bench/validate.sh and bench/run.sh).
 #
 # Why: on this VM the same binary ran 25 % slower (user CPU 0.44 against
 # 0.35 s, 6 runs each, EP class W) from one file than from a byte-identical

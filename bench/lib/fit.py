@@ -68,7 +68,7 @@ def main():
         model = lambda s: 3 * s / bmem
         head = [f"# {name}: this machine's 2 cores as a 2-core target: one node, hop 0 between",
                 "# the ranks, so a message costs 3 s/Bmem and no latency (DESIGN.md section 2).",
-                "# Written by results/validate.sh from a vanilla MPICH (ch3:sock) ping-pong on",
+                "# Written by bench/validate.sh from a vanilla MPICH (ch3:sock) ping-pong on",
                 "# localhost (cores 0-1): one-way = 3 s/Bmem fitted to the sizes >= 64 KiB (least",
                 f"# squares of relative errors).  The {t0 * 1e6:.2f} us one-way time of a {pts[0][0]}-byte message,",
                 "# the per-message latency, cannot be expressed at hop 0: every message is",
@@ -96,7 +96,7 @@ def main():
         bnet = 1 / inv
         model = lambda s: (1 if s <= EAGER else 3) * lat + s / bnet + 2 * s / bmem
         head = [f"# {name}: two single-core nodes joined by a veth link shaped with",
-                f"# tc tbf rate {rate} (results/validate.sh's network-emulated target: 2 network",
+                f"# tc tbf rate {rate} (bench/validate.sh's network-emulated target: 2 network",
                 "# namespaces, one rank each, vanilla MPICH ch3:sock over TCP).",
                 "# Fitted from a vanilla ping-pong across the namespaces: one-way =",
                 "# k l(1) + s/Bnet + 2 s/Bmem, k = 1 eager / 3 rendezvous; l(1) and Bnet by least",

@@ -1,10 +1,11 @@
 #!/bin/bash
 # Validation of VACED's predictions against real runs on targets we have here.
-# Run results/validate.sh --help for what it does.
+# Run bench/validate.sh --help for what it does.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-RES=$ROOT/results
+RES=$ROOT/results    # where the outputs go (--out)
+LIBDIR=$ROOT/bench/lib  # the helpers
 VANILLA=$ROOT/install/vanilla
 VACED=$ROOT/install/vaced
 ALL_APPS=ep,is,cg,mg,ft,lu,stencil
@@ -13,7 +14,7 @@ KNOWN_CONFIGS=$ALL_CONFIGS,alt-vaced-1core,alt-vaced-2core
 
 usage() {
     cat <<EOF
-usage: results/validate.sh [options]
+usage: bench/validate.sh [options]
 
 Runs the mini-apps of tests/apps on real 2-rank targets with vanilla MPICH
 (install/vanilla) and predicts the same runs with VACED (install/vaced), then
@@ -55,7 +56,7 @@ Target descriptions:
                      at the start of the run from a vanilla ping-pong on
                      localhost (-bind-to core, as "real") by
                      vaced/tools/vaced-calibrate if it exists, else by
-                     results/lib/fit.py: one node of 2 cores, hop 0 between
+                     bench/lib/fit.py: one node of 2 cores, hop 0 between
                      the ranks.
   netns target       --net-target FILE; else results/targets/netns-2.topo,
                      written at the start of the run from a vanilla exchange
@@ -75,7 +76,7 @@ Target descriptions:
   measurement is kept as TARGETS/NAME.RUN_ID.N.topo and named in the CSV's
   target column; NAME.topo is the latest.
 The namespaces come from tests/netns/lib.sh and vaced/tools/netns-launcher
-when they exist, else from results/lib/netns-min.sh.  Needs root for them.
+when they exist, else from bench/lib/netns-min.sh.  Needs root for them.
 
 Options:
   -a, --apps LIST       comma-separated apps (default $ALL_APPS)
@@ -146,7 +147,7 @@ Options:
                         touches them again pays for it (IS A's 16466 first
                         touches took 0.19 s of system time in one run, 0.036 s
                         in the next), so runs disagreed by 20 % on nothing but
-                        what ran before them (results/lib/page-reporting.sh)
+                        what ran before them (bench/lib/page-reporting.sh)
   --max-steal C         a run during which the hypervisor took away (steal time,
                         /proc/stat) more than C of this VM's CPUs on average is
                         run again, after --steal-quiet seconds in a row without steal;
@@ -170,13 +171,13 @@ DIR/slowdown.png (gnuplot; installed with apt-get if missing).  Run logs go
 to build/validate/logs/.  Apps are built into build/validate/{vanilla,vaced}.
 
 Examples:
-  results/validate.sh -c S -r 3 -a ep,cg                  # a quick look
-  results/validate.sh -r 5 --rt                           # the committed table (W and A)
-  results/validate.sh -c S -r 5 --rt --append             # add class S
+  bench/validate.sh -c S -r 3 -a ep,cg                    # a quick look
+  bench/validate.sh -r 5 --rt                             # the committed table (W and A)
+  bench/validate.sh -c S -r 5 --rt --append               # add class S
 EOF
 }
 
-ORIG_CMD="results/validate.sh$(printf ' %q' "$@")"
+ORIG_CMD="bench/validate.sh$(printf ' %q' "$@")"
 die() { echo "validate.sh: $*" >&2; exit 1; }
 say() { echo "validate.sh: $*" >&2; }
 
@@ -259,7 +260,7 @@ report() {
         apt-get install -y gnuplot-nox > "$WORK/apt-gnuplot.log" 2>&1 ||
             say "apt-get install gnuplot-nox failed (see $WORK/apt-gnuplot.log): no plots"
     }
-    python3 "$RES/lib/report.py" --estimator "$ESTIMATOR" "$CSV" "$OUT"
+    python3 "$LIBDIR/report.py" --estimator "$ESTIMATOR" "$CSV" "$OUT"
 }
 
 if [[ $REPORT_ONLY == 1 ]]; then
@@ -275,12 +276,12 @@ done
 
 # ---------------------------------------------------------------- build ----
 # shellcheck source=lib/apps.sh
-source "$RES/lib/apps.sh"
+source "$LIBDIR/apps.sh"
 # shellcheck source=lib/page-reporting.sh
-source "$RES/lib/page-reporting.sh"
+source "$LIBDIR/page-reporting.sh"
 # shellcheck source=lib/topo-c.sh
-source "$RES/lib/topo-c.sh"
-say "building the apps and a ping-pong into $WORK/build (one binary for both builds: results/lib/apps.sh)"
+source "$LIBDIR/topo-c.sh"
+say "building the apps and a ping-pong into $WORK/build (one binary for both builds: bench/lib/apps.sh)"
 apps_build "$WORK" "$WORK/build.log" "$ROOT/tests/mpi/pingpong.c"
 
 # the installed libraries: a rebuild (./build.sh) during the run is flagged
@@ -338,19 +339,19 @@ netns_setup() {
         netns_hostfile "$NETNS_STATE/hosts" 1
         # mpiexec runs inside host 0 (the bridge has no address in the root
         # namespace); one rank per host; host I's proxy and rank pinned to
-        # CPU I by results/lib/pin-launcher
-        MPIEXEC_NET=(-f "$NETNS_STATE/hosts" -launcher ssh -launcher-exec "$RES/lib/pin-launcher"
+        # CPU I by bench/lib/pin-launcher
+        MPIEXEC_NET=(-f "$NETNS_STATE/hosts" -launcher ssh -launcher-exec "$LIBDIR/pin-launcher"
                      -iface "$NETNS_IFACE")
         NETNS_PRE=(ip netns exec "${NETNS_HOSTS[0]}")
         NETNS_KIND="tests/netns/lib.sh + vaced/tools/netns-launcher (tbf burst ${NETNS_BURST} B)"
         trap cleanup EXIT   # lib.sh's trap is replaced by ours, which calls netns_cleanup
     else
         # shellcheck source=lib/netns-min.sh
-        source "$RES/lib/netns-min.sh"
+        source "$LIBDIR/netns-min.sh"
         vnet_up "$RATE" "$NETNS_STATE"
         MPIEXEC_NET=("${VNET_MPIEXEC_ARGS[@]}")
         NETNS_PRE=()
-        NETNS_KIND="results/lib/netns-min.sh (tbf burst $VNET_BURST)"
+        NETNS_KIND="bench/lib/netns-min.sh (tbf burst $VNET_BURST)"
     fi
     NETNS_UP=1
     say "namespaces up: $NETNS_KIND, every link shaped with tbf rate $RATE"
@@ -440,7 +441,7 @@ wait_quiet() {
 BMEM_BPS=
 # calibrate_here: prints the path of the localhost description, written if
 # at the start of the run (with --reuse-targets only when missing) by
-# vaced/tools/vaced-calibrate when it exists, else by results/lib/fit.py
+# vaced/tools/vaced-calibrate when it exists, else by bench/lib/fit.py
 # from our own ping-pong
 calibrate_here() {
     local f=$TGT/here-2.topo m=$TGT/here-2.pingpong.txt
@@ -453,13 +454,13 @@ calibrate_here() {
                 die "vaced-calibrate failed: see $WORK/calibrate-here.log"
         else
             pingpong_series local "$m" "${SIZES[@]}"
-            python3 "$RES/lib/fit.py" hop0 here-2 "$m" > "$f.tmp" 2> "$WORK/fit.err" || { cat "$WORK/fit.err" >&2; die "fit failed"; }
+            python3 "$LIBDIR/fit.py" hop0 here-2 "$m" > "$f.tmp" 2> "$WORK/fit.err" || { cat "$WORK/fit.err" >&2; die "fit failed"; }
             mv "$f.tmp" "$f"
         fi
         # the same measurements as two 1-core nodes 1 hop apart, without the
         # overheads: a pure-latency model of the same ping-pong
-        "$RES/lib/latency-variant.sh" "$f" here-2-lat > "$TGT/here-2-lat.topo" ||
-            die "results/lib/latency-variant.sh failed on $f"
+        "$LIBDIR/latency-variant.sh" "$f" here-2-lat > "$TGT/here-2-lat.topo" ||
+            die "bench/lib/latency-variant.sh failed on $f"
     fi
     echo "$f"
 }
@@ -483,10 +484,10 @@ calibrate_net() {
             "${RT_PRE[@]}" "${NETNS_PRE[@]}" python3 "$CALIBRATE" --hostfile "$NETNS_STATE/hosts" --name netns-2 \
                 --output "$f.tmp" --force --cores-per-node 1 --hops 1 --pattern "$NET_PATTERN" \
                 --sizes "$NET_SIZES" \
-                --mpiexec-args "-launcher ssh -launcher-exec $RES/lib/pin-launcher -iface $NETNS_IFACE" \
+                --mpiexec-args "-launcher ssh -launcher-exec $LIBDIR/pin-launcher -iface $NETNS_IFACE" \
                 --json "$TGT/netns-2.calibrate.json" > "$WORK/calibrate-net.log" 2>&1 ||
                 die "vaced-calibrate failed: see $WORK/calibrate-net.log"
-            { echo "# results/validate.sh: 2 namespaces (tests/netns/lib.sh), every link shaped with"
+            { echo "# bench/validate.sh: 2 namespaces (tests/netns/lib.sh), every link shaped with"
               echo "# tc tbf rate $RATE burst ${NETNS_BURST} B; one rank per namespace."
               cat "$f.tmp"; } > "$f"
             rm -f "$f.tmp"
@@ -494,7 +495,7 @@ calibrate_net() {
             here=$(calibrate_here)
             bmem=$(awk '$1 == "bmem" { v = $3; u = $4; m = (u ~ /^G/) ? 1e9 : (u ~ /^M/) ? 1e6 : 1; print v * m }' "$here")
             pingpong_series netns "$m" "${SIZES[@]}"
-            python3 "$RES/lib/fit.py" net netns-2 "$m" "$bmem" "$RATE" > "$f.tmp" 2> "$WORK/fit.err" || { cat "$WORK/fit.err" >&2; die "fit failed"; }
+            python3 "$LIBDIR/fit.py" net netns-2 "$m" "$bmem" "$RATE" > "$f.tmp" 2> "$WORK/fit.err" || { cat "$WORK/fit.err" >&2; die "fit failed"; }
             mv "$f.tmp" "$f"
         fi
     fi
@@ -555,8 +556,8 @@ measure_targets() {
             fi
         done
         cp "$kept" "$TARGET"
-        "$RES/lib/latency-variant.sh" "$TARGET" here-2-lat > "$TGT/here-2-lat.topo" ||
-            die "results/lib/latency-variant.sh failed on $TARGET"
+        "$LIBDIR/latency-variant.sh" "$TARGET" here-2-lat > "$TGT/here-2-lat.topo" ||
+            die "bench/lib/latency-variant.sh failed on $TARGET"
         [[ $HERE_BEST_C != 0 ]] && ! c_above "$HERE_BEST_C" "$c" 1 || HERE_BEST_C=$c
         TARGET=$(keep_version "$TARGET")
         say "localhost target: $TARGET (c = $c us)"
@@ -719,7 +720,7 @@ fi
     echo "autogroup=$AUTOGROUP"
     echo "page_reporting=$PAGE_REPORTING_STATE"
     echo "estimator=$ESTIMATOR"
-    echo "binaries=one file per app for real and VACED runs, copied afresh every repetition, libmpi by LD_LIBRARY_PATH (results/lib/apps.sh)"
+    echo "binaries=one file per app for real and VACED runs, copied afresh every repetition, libmpi by LD_LIBRARY_PATH (bench/lib/apps.sh)"
     echo "rt=$([[ $RT == 1 ]] && echo "chrt -r 1, gap $RT_GAP s" || echo no)"
     echo "steal=runs with more than $MAX_STEAL CPUs of steal time rerun, up to $STEAL_RETRIES times; $STEAL_RERUNS reruns"
     echo "elapsed_s=$SECONDS"

@@ -1,17 +1,18 @@
 #!/bin/bash
 # Microbenchmarks predicted by VACED against vanilla runs on this machine.
-# Run results/micro.sh --help for what it does.
+# Run bench/micro.sh --help for what it does.
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-RES=$ROOT/results
+RES=$ROOT/results    # where the outputs go (--out)
+LIBDIR=$ROOT/bench/lib  # the helpers
 VANILLA=$ROOT/install/vanilla
 VACED=$ROOT/install/vaced
 ALL_CONFIGS=real,vaced-2core,vaced-1core
 
 usage() {
     cat <<EOF
-usage: results/micro.sh [options]
+usage: bench/micro.sh [options]
 
 Runs tests/apps/microbench (latency, bw, bibw, allreduce, alltoall, bcast,
 barrier over message sizes, in the manner of the OSU Micro-Benchmarks) and
@@ -51,7 +52,7 @@ EOF
 die() { echo "micro.sh: $*" >&2; exit 1; }
 say() { echo "== $*" >&2; }
 
-ORIG_CMD="results/micro.sh $*"
+ORIG_CMD="bench/micro.sh $*"
 REPS=3 TARGET= CONFIGS=$ALL_CONFIGS MAXB=1048576 SCALE=1 BENCHES= OUT=$RES RT=0 PATTERNS=1
 while [[ $# -gt 0 ]]; do
     case $1 in
@@ -88,7 +89,7 @@ fi
 WORK=$ROOT/build/micro
 mkdir -p "$WORK/logs" "$OUT/targets"
 # shellcheck source=lib/apps.sh
-source "$RES/lib/apps.sh"
+source "$LIBDIR/apps.sh"
 say "building tests/apps/microbench and tests/apps/patterns into $WORK/build"
 apps_build "$WORK" "$WORK/build.log" "$ROOT/tests/apps/microbench.c" "$ROOT/tests/apps/patterns.c"
 PROGRAMS=(microbench)
@@ -96,10 +97,10 @@ PROGRAMS=(microbench)
 
 if [[ -z $TARGET ]]; then
     # shellcheck source=lib/topo-c.sh
-    source "$RES/lib/topo-c.sh"
+    source "$LIBDIR/topo-c.sh"
     TARGET=$OUT/targets/micro-here-2.topo
     # measured twice, the faster kept: one measurement can meet a slow
-    # moment of the VM (results/lib/topo-c.sh)
+    # moment of the VM (bench/lib/topo-c.sh)
     for try in 1 2; do
         say "calibrating the localhost target (vaced-calibrate, vanilla ping-pong on this host), $try of 2"
         "${RT_PRE[@]}" python3 "$ROOT/vaced/tools/vaced-calibrate" --name micro-here-2 --output "$WORK/calibrated.$try.topo" \
@@ -149,4 +150,4 @@ for ((rep = 1; rep <= REPS; rep++)); do
     done
 done
 say "measurements took $((SECONDS - t0)) s"
-python3 "$RES/lib/micro_report.py" "$CSV" "$OUT/micro.md" "$TARGET" "$ORIG_CMD"
+python3 "$LIBDIR/micro_report.py" "$CSV" "$OUT/micro.md" "$TARGET" "$ORIG_CMD"

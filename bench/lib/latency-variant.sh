@@ -11,7 +11,7 @@ c=$(sed -n 's/^#   c = \([0-9.]* [mun]*s\) .*/\1/p' "$src" | head -1)
 echo "# $name: $(basename "$src") with cores_per_node = 1 and no per-message overheads: the"
 echo "# cores as 1-core nodes 1 hop apart, so that every message pays the measured per-message"
 echo "# time c = $c as a latency and the model's one-way time is n c + 3 s/Bmem (bnet = bmem)."
-echo "# Written by results/lib/latency-variant.sh."
+echo "# Written by bench/lib/latency-variant.sh."
 sed -e 's/^cores_per_node  *= *[0-9]*/cores_per_node  = 1/' -e "s/^name  *= .*/name            = $name/" \
     -e "s/^latency  *= .*/latency         = $c/" \
     -e '/^latency_same_node *=/d' -e '/^send_overhead *=/d' -e '/^recv_overhead *=/d' "$src"

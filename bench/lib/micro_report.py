@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""results/micro.sh's report: micro.csv -> micro.md.
+"""bench/micro.sh's report: micro.csv -> micro.md.
 
 usage: micro_report.py CSV MD [TARGET COMMAND]
 
