@@ -589,7 +589,7 @@ if per_rt:
                 body.append([v, rk, fmt(x["clock_thread"], 2), fmt(x["clock_process"], 2), fmt(x["clock_mono"], 2),
                              fmt(x["clock_other"], 2), fmt(x["fixed_thread"], 0)])
     table(["build", "rank", "THREAD_CPUTIME", "PROCESS_CPUTIME", "MONOTONIC", "other", "THREAD_CPUTIME outside the loop"], body)
-    md.append("Why 2 per MPI call: `vaced/src/clock.c` reads the CPU-time source at the start of every outermost "
+    md.append("Why 2 per MPI call: `vaced/src/clock/clock.c` reads the CPU-time source at the start of every outermost "
               "MPI call bracket (`vaced_activity_begin`, depth 0 -> 1: the computation segment since the last call "
               "ends) and at its end (`vaced_activity_end`, depth 1 -> 0: the next segment starts). Nested calls "
               "(a collective's sends, the progress engine inside MPI_Recv) only move the depth, and waiting in "

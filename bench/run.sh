@@ -485,8 +485,8 @@ fi
 if has_part cputime; then
     say "cputime: ns per read of every CPU-time source (bench/cputime_bench.c)"
     cb=$WORK/cputime_bench
-    if cc -std=gnu11 -O2 -Wall -Wextra -Werror -I"$ROOT/vaced/src" "$ROOT/vaced/src/cputime.c" \
-        "$ROOT/vaced/src/cputime_perf.c" "$ROOT/vaced/src/cputime_rseq.c" "$BENCH/cputime_bench.c" -pthread -o "$cb" > "$LOGS/cputime-build.log" 2>&1; then
+    if cc -std=gnu11 -O2 -Wall -Wextra -Werror -I"$ROOT/vaced/src" "$ROOT/vaced/src/cputime/cputime.c" \
+        "$ROOT/vaced/src/cputime/cputime_perf.c" "$ROOT/vaced/src/cputime/cputime_rseq.c" "$BENCH/cputime_bench.c" -pthread -o "$cb" > "$LOGS/cputime-build.log" 2>&1; then
         RC=0 WALL= CPU= OTHERS=
         "$cb" 20000 9 > "$LOGS/cputime.log" 2>&1 || RC=$?
         cat "$LOGS/cputime.log" >&2

@@ -538,7 +538,7 @@ def test_cpu_sources(ring, loop):
 
 def test_cpu_source_remembered(ring):
     """The auto choice is probed by the first rank of a boot and remembered
-    (vaced/src/cputime_cache.c): the first job writes the record naming the
+    (vaced/src/cputime/cputime_cache.c): the first job writes the record naming the
     source its rank-0 line names (one of its ranks probed); in the next job
     rank 0 reuses it and says so, and the prediction agrees with the first
     job's.  A fallback to the thread clock is not remembered: a first job
