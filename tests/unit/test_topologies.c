@@ -259,7 +259,7 @@ static void test_fattree(void)
 /* ---- dragonfly ---- */
 
 /* Router (within its group) holding group from's global link to group to,
- * found by walking from's ports q = 0 .. g-2 as topo/README.md lists them. */
+ * found by walking from's ports q = 0 .. g-2 as docs/targets.md lists them. */
 static int df_gateway(int g, int a, int from, int to)
 {
     int h = g > 1 ? (g - 1 + a - 1) / a : 1;

@@ -2,20 +2,19 @@
  * computation left in the caches.
  *
  * An MPI call's CPU cost depends on whether the caches still hold MPI's
- * own data (requests, connections, the kernel's socket state): on this VM
- * an 8 B MPI_Send costs 4-5 us right after another, 13 us after 300 us of
- * computation that streams through its arrays, and still 4-5 us after
- * 300 us of arithmetic on a few registers.  The computation's length alone
- * cannot tell the last two apart.  The canary can: 32 cache lines, each on
+ * own data (requests, connections, the kernel's socket state): a small
+ * MPI_Send costs several times more after a computation that streamed
+ * through its arrays than right after another send, and on some hosts no
+ * more after the same length of arithmetic on a few registers
+ * (results/targets-notes.md).  The computation's length alone cannot tell
+ * the last two apart.  The canary can: 32 cache lines, each on
  * its own page (so its TLB entries count too) and in its own cache set,
  * read as a pointer chase (each load waits for the one before, so the time
  * is the sum of the misses).  Touched when an MPI call ends, read again
  * when the next begins: its read time over that of a warm read is the
- * computation's coldness, 1 when the caches kept everything.  Measured
- * here: 1.0 after arithmetic, 3 after writing through 1 MiB, 24 after
- * 100 us and 43 after 300 us of streaming through 64 MiB, 140 after
- * clflush (Intel VM).  On the AMD VM of 2026-11-27 the host cools it
- * too: 100 us of arithmetic read 6 (streaming 11).
+ * computation's coldness, 1 when the caches kept everything, growing
+ * with how much of the working set the computation evicted.  How warm
+ * arithmetic leaves it is the host's: some hosts cool it there too.
  *
  * Header-only: vaced-calib-bench, built by mpicc from one source file,
  * measures the calibration's coldness with the same code.  x86-64 only

@@ -364,7 +364,8 @@ static enum want parse(const char *request, char *buf, size_t n)
 }
 
 /* Auto: drop sources not clearly cheaper than the thread clock, before
- * the self-check, so a host like this VM spends no time checking them. */
+ * the self-check, so a host whose other sources are slow spends no time
+ * checking them. */
 static void drop_costly(int ok[NSRC], const double cost[NSRC], char *buf, size_t n)
 {
     for (int s = 1; s < NSRC; s++) {

@@ -10,11 +10,11 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-/* Encoding is per process; pfm_initialize alone costs ~0.3 ms here.
- * libpfm is loaded only then: linked in, its 41000 relocations cost every
- * rank 0.56 ms of CPU and 330 KB of private pages at start-up, although
- * most ranks never encode (the host's source is remembered,
- * cputime_cache.h, and on hosts like this VM it is not a perf one). */
+/* Encoding is per process and pfm_initialize is costly.  libpfm is loaded
+ * only then: linked in, its relocations would cost every rank CPU time
+ * and private pages at start-up, although most ranks never encode (the
+ * host's source is remembered, cputime_cache.h, and is often not a perf
+ * one). */
 static pthread_once_t enc_once = PTHREAD_ONCE_INIT;
 static struct perf_event_attr enc_attr;
 static int enc_flags;

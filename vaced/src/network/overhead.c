@@ -37,9 +37,9 @@ vaced_time_t vaced_recv_overhead(void)
 }
 
 /* A rank blocked in a wait sleeps in poll() once nothing has come for a
- * while, and its CPU idles (on this VM: halts): measured here, an 8 B
- * message sent within 4 us of the receiver blocking took 17-20 us one way,
- * one sent 10 us or more after it 29-34 us. */
+ * while, and its CPU idles: a message that reaches it then takes longer
+ * one way than one sent just after it blocked (wakeup_after, wakeup_ramp;
+ * figures in results/targets-notes.md). */
 vaced_time_t vaced_wakeup_delay(vaced_time_t ta)
 {
     const struct vaced_target *t = vaced_st.target;

@@ -11,8 +11,8 @@
  *
  * send_overhead_factors and recv_overhead_factors: the per-message
  * overheads by the computation before the MPI call.  A message after a
- * long computation finds MPI's data out of the caches: here 13 us of CPU
- * per send after 300 us of computation, 4-5 us back to back.  Points
+ * long computation finds MPI's data out of the caches and costs the
+ * sender several times what it costs back to back.  Points
  * COMPUTE_US:FACTOR, the overhead times f(C), C the computation before
  * the MPI call that sends or handles the message, f linear in C.
  *

@@ -41,7 +41,7 @@ struct vaced_state {
 };
 
 /* The most CPU time one failed test counts (clock.c).  Its own CPU time on
- * the host is a few microseconds (0.4 us here); more comes from the host,
+ * the host is below a microsecond or a few; more comes from the host,
  * not the call: the thread clock, under preemption or steal, sometimes
  * stands still and then catches up by up to milliseconds within one call
  * (seen with 4 ranks on 2 cores), which a polling loop would turn into
