@@ -7,7 +7,9 @@
 #include <stdio.h>
 
 #include "check.h"
-#include "sim/state.h"
+#include "clock/clock_test.h"
+#include "sim/sim_test.h"
+#include "progress/progress.h"
 
 #define US(x) ((vaced_time_t) ((x) * 1000000LL))
 
@@ -43,7 +45,7 @@ static void reply(int from, int seq, int state, int rank, int about, uint32_t re
 
 static vaced_time_t latency_to(int peer)
 {
-    return vaced_target_transfer_time(vaced_st.target, vaced_st.rank, peer, 0);
+    return vaced_target_transfer_time(vaced_sim_target(), vaced_sim_rank(), peer, 0);
 }
 
 static void test_direct(void)
@@ -113,9 +115,9 @@ static void test_chains(void)
     /* 7 is asked about 6, for the deadline that makes 6's message late */
     CHECK_EQ_I64(vaced_wildcard_check(ta, 3, peers, flags), VACED_WILD_WAIT);
     CHECK(nsent == 2 && sent_to_peer[1] == 7 && sent[1].rank == 6);
-    vaced_time_t l76 = vaced_target_transfer_time(vaced_st.target, 7, 6, 0);
-    vaced_time_t l60 = vaced_target_transfer_time(vaced_st.target, 6, 0, 0);
-    vaced_time_t l70 = vaced_target_transfer_time(vaced_st.target, 7, 0, 0);
+    vaced_time_t l76 = vaced_target_transfer_time(vaced_sim_target(), 7, 6, 0);
+    vaced_time_t l60 = vaced_target_transfer_time(vaced_sim_target(), 6, 0, 0);
+    vaced_time_t l70 = vaced_target_transfer_time(vaced_sim_target(), 7, 0, 0);
     CHECK_EQ_I64(sent[1].t, ta - l60 - l76 + l70);
     /* 7 blocked on us, all its packets to 6 received: decided */
     reply(7, seq, VACED_PEER_BLOCKED, 0, 6, 0, 5, US(1));
@@ -144,9 +146,9 @@ static void test_answerer(void)
 {
     struct vaced_bound_pkt q = { .msg = VACED_BOUND_REQUEST, .seq = 11, .rank = -1, .t = US(10) };
 
-    vaced_st.rank = 5;
-    vaced_st.tv = US(10);
-    vaced_st.depth = 0;
+    vaced_sim_test_set_rank(5);
+    vaced_clock_set(US(10));
+    vaced_clock_test_set_depth(0);
     nsent = 0;
     /* satisfied at once: clock plus latency */
     vaced_bound_received(7, &q);
@@ -188,7 +190,7 @@ static void test_answerer(void)
     vaced_bounds_activity_point();
     CHECK_EQ_I64(nsent, 4);
     /* the clock passes it: answered for good */
-    vaced_st.tv = US(500);
+    vaced_clock_set(US(500));
     vaced_bounds_activity_point();
     CHECK(nsent == 5 && sent[4].state == VACED_PEER_RUNNING && sent[4].t >= US(500));
     CHECK(!vaced_bounds_pending());
@@ -198,14 +200,14 @@ static void test_answerer(void)
     q.t = US(9000);
     vaced_bound_received(3, &q);
     CHECK(vaced_bounds_pending());
-    vaced_st.ended = 1;
+    vaced_sim_test_set_ended(1);
     vaced_bounds_activity_point();
     CHECK(nsent == 1 && sent_to_peer[0] == 3 && sent[0].state == VACED_PEER_FINALIZING);
     vaced_running = 0;
     vaced_bound_received(4, &q);
     CHECK(nsent == 2 && sent_to_peer[1] == 4 && sent[1].state == VACED_PEER_FINALIZING);
     CHECK(!vaced_bounds_pending());
-    vaced_st.ended = 0;
+    vaced_sim_test_set_ended(0);
 }
 
 /* MPI called from several threads: no bound protocol (host order), and
@@ -218,13 +220,13 @@ static void test_threads(void)
 
     vaced_running = 1;
     nsent = 0;
-    vaced_st.unmodelled |= VACED_UNMODELLED_THREADS;
+    vaced_sim_test_set_unmodelled(vaced_sim_unmodelled() | VACED_UNMODELLED_THREADS);
     vaced_wildcard_begin();
     CHECK_EQ_I64(vaced_wildcard_check(US(100), 4, peers, NULL), VACED_WILD_SAFE);
     CHECK_EQ_I64(nsent, 0);
     CHECK_EQ_I64(vaced_horizon(), INT64_MAX);
-    vaced_st.unmodelled = 0;
-    CHECK_EQ_I64(vaced_horizon(), vaced_st.tv);
+    vaced_sim_test_set_unmodelled(0);
+    CHECK_EQ_I64(vaced_horizon(), vaced_clock_tv());
     vaced_running = running;
 }
 
@@ -233,10 +235,10 @@ static void test_threads(void)
 static void test_lead(void)
 {
     vaced_running = 1;
-    vaced_st.rank = 0;
+    vaced_sim_test_set_rank(0);
     CHECK_EQ_I64(vaced_bound_lead(3, 0), 0);
     CHECK_EQ_I64(vaced_bound_lead(3, 4160000), US(1000));
-    CHECK_EQ_I64(vaced_bound_lead(vaced_st.rank, 4160000), 0);
+    CHECK_EQ_I64(vaced_bound_lead(vaced_sim_rank(), 4160000), 0);
     CHECK_EQ_I64(vaced_bound_lead(-1, 4160000), 0);
     vaced_running = 0;
     CHECK_EQ_I64(vaced_bound_lead(3, 4160000), 0);      /* not simulating */
@@ -253,9 +255,9 @@ static void test_two_needs(void)
 {
     int peers[3] = { 0, 6, 7 };
     vaced_time_t ta = US(100);
-    vaced_time_t l76 = vaced_target_transfer_time(vaced_st.target, 7, 6, 0);
-    vaced_time_t l60 = vaced_target_transfer_time(vaced_st.target, 6, 0, 0);
-    vaced_time_t l70 = vaced_target_transfer_time(vaced_st.target, 7, 0, 0);
+    vaced_time_t l76 = vaced_target_transfer_time(vaced_sim_target(), 7, 6, 0);
+    vaced_time_t l60 = vaced_target_transfer_time(vaced_sim_target(), 6, 0, 0);
+    vaced_time_t l70 = vaced_target_transfer_time(vaced_sim_target(), 7, 0, 0);
     vaced_time_t chain_t = ta - l60 - l76 + l70;
 
     nsent = 0;
@@ -282,12 +284,14 @@ int main(int argc, char **argv)
 {
     char path[4096], err[512];
     snprintf(path, sizeof path, "%s/topo/paper-16.topo", argc > 1 ? argv[1] : ".");
-    if (!CHECK(vaced_target_load(path, 16, &vaced_st.target, err, sizeof err) == 0)) {
+    struct vaced_target *t = NULL;
+    if (!CHECK(vaced_target_load(path, 16, &t, err, sizeof err) == 0)) {
         printf("cannot load %s: %s\n", path, err);
         return CHECK_REPORT();
     }
-    vaced_st.size = 16;
-    vaced_st.rank = 0;
+    vaced_sim_test_set_target(t);
+    vaced_sim_test_set_size(16);
+    vaced_sim_test_set_rank(0);
     vaced_running = 1;
     vaced_bounds_transport(fake_send, fake_count, fake_owes);
     test_direct();
@@ -297,6 +301,6 @@ int main(int argc, char **argv)
     test_threads();
     test_lead();
     vaced_bounds_free();
-    vaced_target_free(vaced_st.target);
+    vaced_target_free(t);
     return CHECK_REPORT();
 }

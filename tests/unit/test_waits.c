@@ -12,8 +12,10 @@
 #include <string.h>
 
 #include "check.h"
-#include "sim/state.h"
-#include "progress/progress.h"
+#include "clock/clock_test.h"
+#include "sim/sim_test.h"
+#include "network/send.h"
+#include "progress/progress_test.h"
 #include "tmptext.h"
 
 #define US(x) ((vaced_time_t) ((x) * 1000000LL))     /* microseconds in ps */
@@ -91,13 +93,12 @@ static vaced_time_t net_ps(double bytes) { return (vaced_time_t) (bytes / 4.16e9
 
 static void start(struct vaced_target *t, int rank)
 {
-    vaced_turns_free(&vaced_st.recv_turns);
-    memset(&vaced_st, 0, sizeof vaced_st);
-    vaced_st.rank = rank;
-    vaced_st.size = 16;
-    vaced_st.target = t;
-    vaced_st.read_cost_ns = INT64_MAX / 4;    /* every compute segment is 0 */
-    vaced_waits_reset(&vaced_st.waits);
+    vaced_recv_turns_free();
+    vaced_sim_test_start(rank, 16, t);
+    vaced_clock_reset();
+    vaced_send_reset();
+    vaced_progress_reset();
+    vaced_clock_test_set_read_cost(INT64_MAX / 4);    /* every compute segment is 0 */
     vaced_running = 1;
 }
 
@@ -105,7 +106,7 @@ static void test_events(struct vaced_target *t)
 {
     const vaced_time_t tol = 2;     /* ps of rounding per term */
     start(t, 0);
-    vaced_st.tv = US(100);
+    vaced_clock_set(US(100));
 
     /* eq. 3: an eager DATA send advances tV by the copy only */
     vaced_activity_begin();
@@ -129,7 +130,7 @@ static void test_events(struct vaced_target *t)
 
     /* Algorithm 2: a wait ends at max(AWTstart, completion) */
     start(t, 0);
-    vaced_st.tv = US(10);
+    vaced_clock_set(US(10));
     vaced_wait_begin();
     vaced_wait_complete(US(4));             /* already done on the target */
     vaced_wait_end();
@@ -152,9 +153,9 @@ static void test_events(struct vaced_target *t)
     /* Fig. 4: DATA that arrived on the host early completes at its target
      * arrival plus the copy, in the wait whose span it falls in. */
     start(t, 0);
-    vaced_waits_record(&vaced_st.waits, US(0), US(10));
-    vaced_waits_record(&vaced_st.waits, US(20), US(30));
-    vaced_st.tv = US(40);
+    vaced_waits_record(vaced_progress_test_waits(), US(0), US(10));
+    vaced_waits_record(vaced_progress_test_waits(), US(20), US(30));
+    vaced_clock_set(US(40));
     vaced_wait_begin();
     vaced_wait_complete(vaced_recv_done(US(25), 6380));    /* during wait 2 */
     vaced_wait_end();
@@ -168,7 +169,7 @@ static void test_events(struct vaced_target *t)
     /* a response made while handling a message leaves at its handling
      * time, and does not move the handler's tV */
     start(t, 0);
-    vaced_st.tv = US(100);
+    vaced_clock_set(US(100));
     vaced_wait_begin();
     vaced_time_t handled = vaced_handle_begin(US(150));
     CHECK_EQ_I64(handled, US(150));
@@ -197,7 +198,7 @@ static void test_events(struct vaced_target *t)
     /* at receive post: answers leave at max(tV, ta); eager DATA that has
      * arrived is copied now (ADR), DATA still on its way is not */
     start(t, 0);
-    vaced_st.tv = US(100);
+    vaced_clock_set(US(100));
     vaced_respond_begin(US(130));
     ta = vaced_send_stamp(1, 0, 0, NULL);
     vaced_respond_end();
@@ -217,8 +218,8 @@ static void test_events(struct vaced_target *t)
      * it answers as the target would have, at the post for an arrival
      * before it, else when a progress point handled the arrival */
     start(t, 0);
-    vaced_waits_record(&vaced_st.waits, US(150), US(160));
-    vaced_st.tv = US(300);
+    vaced_waits_record(vaced_progress_test_waits(), US(150), US(160));
+    vaced_clock_set(US(300));
     vaced_respond_begin_at(US(70), US(100));
     ta = vaced_send_stamp(1, 0, 0, NULL);
     vaced_respond_end();
@@ -240,8 +241,8 @@ static void test_events(struct vaced_target *t)
      * at the post), not if it came while the rank computed since (the next
      * progress point reads it) */
     start(t, 0);
-    vaced_waits_record(&vaced_st.waits, US(150), US(160));
-    vaced_st.tv = US(300);
+    vaced_waits_record(vaced_progress_test_waits(), US(150), US(160));
+    vaced_clock_set(US(300));
     CHECK_EQ_I64(vaced_recv_found_read(US(200), 6380, VACED_TIME_UNSET), VACED_TIME_UNSET);
     CHECK_EQ_I64(vaced_now(), US(300));
     CHECK_EQ_I64(vaced_recv_found_read(US(320), 6380, VACED_TIME_UNSET), VACED_TIME_UNSET);
@@ -250,7 +251,7 @@ static void test_events(struct vaced_target *t)
     CHECK_NEAR_I64(vaced_recv_found_read(US(155), 6380, VACED_TIME_UNSET), US(300) + US(1), tol);
     CHECK_NEAR_I64(vaced_now(), US(300) + US(1), tol);
     start(t, 0);
-    vaced_st.tv = US(100) + US(1);
+    vaced_clock_set(US(100) + US(1));
 
     /* completions found without a wait move tV forward, never back */
     vaced_complete_now(US(50));
@@ -260,13 +261,13 @@ static void test_events(struct vaced_target *t)
 
     /* precision: a million seconds into a run, a 1-byte copy (0.157 ns)
      * still adds exactly its rounded picoseconds */
-    vaced_st.tv = 1000000 * VACED_PS_PER_S;
+    vaced_clock_set(1000000 * VACED_PS_PER_S);
     vaced_activity_begin();
     for (int i = 0; i < 1000; i++)
         vaced_send_stamp(1, 1, 1, NULL);
     vaced_activity_end();
     CHECK_EQ_I64(vaced_now() - 1000000 * VACED_PS_PER_S, 1000 * copy_ps(1));
-    vaced_st.tv = US(200);
+    vaced_clock_set(US(200));
 
     /* nothing moves once the simulation has ended */
     vaced_running = 0;
@@ -290,10 +291,10 @@ static void test_early_queue(struct vaced_target *t)
 {
     const vaced_time_t tol = 2, l3 = US(16.8);
     start(t, 0);
-    vaced_st.tv = US(100);
+    vaced_clock_set(US(100));
     /* nothing seen yet: the target holds any message in its buffer */
     CHECK(vaced_unseen(US(50)));
-    vaced_waits_record(&vaced_st.waits, US(10), US(60));
+    vaced_waits_record(vaced_progress_test_waits(), US(10), US(60));
     CHECK(!vaced_unseen(US(50)));              /* the wait that ended at 60 saw it */
     CHECK(vaced_unseen(US(70)));
     CHECK(vaced_early(US(120)));               /* after now, outside a wait */
@@ -302,10 +303,10 @@ static void test_early_queue(struct vaced_target *t)
     fired = 0;
     vaced_defer(US(200), fire_note, NULL);     /* parked at tV = 100 */
     vaced_defer(US(180), fire_note, NULL);
-    vaced_st.tv = US(150);
+    vaced_clock_set(US(150));
     vaced_poll();                              /* a test at 150: nothing due */
     CHECK_EQ_I64(fired, 0);
-    vaced_st.tv = US(250);
+    vaced_clock_set(US(250));
     vaced_poll();                              /* a test at 250: both due, in due order */
     CHECK_EQ_I64(fired, 2);
     /* answered at the first progress point after arrival: this test */
@@ -314,20 +315,20 @@ static void test_early_queue(struct vaced_target *t)
     CHECK_EQ_I64(vaced_now(), US(250));
 
     /* polls closer than 1 us merge; farther ones are new progress points */
-    unsigned before = vaced_st.waits.count;
-    vaced_st.tv = US(250.5);
+    unsigned before = vaced_progress_test_waits()->count;
+    vaced_clock_set(US(250.5));
     vaced_poll();
-    CHECK_EQ_U64(vaced_st.waits.count, before);
-    vaced_st.tv = US(260);
+    CHECK_EQ_U64(vaced_progress_test_waits()->count, before);
+    vaced_clock_set(US(260));
     vaced_poll();
-    CHECK_EQ_U64(vaced_st.waits.count, before + 1);
+    CHECK_EQ_U64(vaced_progress_test_waits()->count, before + 1);
 
     /* a blocking wait sends everything parked when it starts: what arrives
      * later is answered on arrival, inside the wait */
     fired = 0;
     vaced_defer(US(300), fire_note, NULL);
     vaced_defer(US(265), fire_note, NULL);
-    vaced_st.tv = US(280);
+    vaced_clock_set(US(280));
     vaced_wait_begin();
     CHECK_EQ_I64(fired, 2);
     CHECK_NEAR_I64(fired_ta[0], US(280) + l3, tol);      /* arrived before the wait */
@@ -337,9 +338,9 @@ static void test_early_queue(struct vaced_target *t)
 
     /* parked at a post: never answered before the post */
     fired = 0;
-    vaced_st.tv = US(500);
+    vaced_clock_set(US(500));
     vaced_defer(US(290), fire_note, NULL);
-    vaced_st.tv = US(510);
+    vaced_clock_set(US(510));
     vaced_wait_begin();
     vaced_wait_end();
     CHECK_EQ_I64(fired, 1);
@@ -371,14 +372,14 @@ static void test_polling_cost(struct vaced_target *t)
          * the least of five tries is judged */
         for (int try = 0; try < 5; try++) {
             start(t, 0);
-            vaced_st.read_cost_ns = 0;
-            vaced_st.t1_ns = vaced_cputime_ns();
+            vaced_clock_test_set_read_cost(0);
+            vaced_clock_test_set_t1(vaced_cputime_ns());
             if (c == 2) {               /* a poll that ends: not polling after */
                 vaced_activity_begin();
                 vaced_poll();
                 vaced_activity_end();
-                vaced_st.tv = 0;
-                vaced_st.compute = 0;
+                vaced_clock_set(0);
+                vaced_clock_test_set_compute(0);
             }
             vaced_activity_begin();
             if (c == 1)
@@ -428,7 +429,7 @@ static void test_wakeup_events(const char *paper16)
     if (!t)
         return;
     start(t, 0);
-    vaced_st.tv = US(100);
+    vaced_clock_set(US(100));
     vaced_wait_begin();
     vaced_wait_complete(vaced_recv_done(US(110), 0));   /* idle 10 us: awake */
     vaced_wait_end();
@@ -437,7 +438,7 @@ static void test_wakeup_events(const char *paper16)
     vaced_wait_complete(vaced_recv_done(US(150), 0));   /* idle 40 us: asleep */
     vaced_wait_end();
     CHECK_EQ_I64(vaced_now(), US(160));
-    vaced_st.tv = US(200);
+    vaced_clock_set(US(200));
     vaced_wait_begin();
     vaced_wait_complete(vaced_recv_done(US(210), 0));
     vaced_wait_complete(vaced_recv_done(US(225), 0));   /* 15 us after the first: awake */
@@ -467,8 +468,8 @@ static void test_overhead_factors(const char *paper16)
         return;
     const vaced_time_t tol = US(1);      /* the host's CPU time between the calls */
     start(t, 0);
-    vaced_st.read_cost_ns = 0;
-    vaced_st.t1_ns = vaced_cputime_ns() - 200000;       /* 200 us of computation */
+    vaced_clock_test_set_read_cost(0);
+    vaced_clock_test_set_t1(vaced_cputime_ns() - 200000);       /* 200 us of computation */
     vaced_activity_begin();
     vaced_time_t t0 = vaced_now();
     CHECK_NEAR_I64(t0, US(200), US(5));                 /* and the lines between: preemption */
@@ -482,7 +483,7 @@ static void test_overhead_factors(const char *paper16)
     vaced_send_stamp(5, 0, 0, NULL);
     CHECK_NEAR_I64(vaced_now() - t0, US(2), tol);
     vaced_activity_end();
-    vaced_st.t1_ns = vaced_cputime_ns() - 200000;
+    vaced_clock_test_set_t1(vaced_cputime_ns() - 200000);
     vaced_wait_begin();
     vaced_time_t t1 = vaced_now();
     vaced_time_t a = vaced_recv_done(t1 + US(10), 0);
@@ -563,8 +564,8 @@ static void test_recv_turns(const char *paper16)
         return;
     const vaced_time_t tol = 3, c = vaced_target_copy_time(t, 1000);
     start(t, 0);
-    vaced_waits_record(&vaced_st.waits, US(50), US(50));       /* a poll before */
-    vaced_st.tv = US(100);
+    vaced_waits_record(vaced_progress_test_waits(), US(50), US(50));       /* a poll before */
+    vaced_clock_set(US(100));
     vaced_wait_begin();
     vaced_time_t kept = 0;
     for (int i = 0; i < 3; i++)
@@ -574,7 +575,7 @@ static void test_recv_turns(const char *paper16)
      * plus its work, a time the wait has passed */
     CHECK_NEAR_I64(kept, US(100) + US(5) + c, tol);
     CHECK_NEAR_I64(vaced_now(), US(100) + 3 * (US(5) + c), tol);
-    vaced_st.tv = US(150);
+    vaced_clock_set(US(150));
     vaced_wait_begin();
     vaced_wait_complete_recv(US(202), 0);           /* added out of order */
     vaced_wait_complete_recv(US(200), 0);
@@ -605,7 +606,7 @@ static void test_recv_turns(const char *paper16)
     CHECK_EQ_I64(vaced_recv_done(US(203), 0), US(210) + US(5));
     CHECK_EQ_I64(vaced_recv_done(US(170), 0), US(170) + US(5));
     vaced_running = 0;
-    vaced_turns_free(&vaced_st.recv_turns);
+    vaced_recv_turns_free();
     vaced_target_free(t);
 }
 
@@ -622,8 +623,8 @@ static void test_poll_turns(const char *paper16)
         return;
     const vaced_time_t tol = 3, c = vaced_target_copy_time(t, 1000), work = US(5) + c;
     start(t, 0);
-    vaced_waits_record(&vaced_st.waits, US(50), US(50));       /* a test at 50 */
-    vaced_st.tv = US(100);
+    vaced_waits_record(vaced_progress_test_waits(), US(50), US(50));       /* a test at 50 */
+    vaced_clock_set(US(100));
     /* arrived at 40: the test at 50 read it; the test at 100 reports it */
     CHECK_EQ_I64(vaced_recv_visible(US(40), 1000), US(50));
     CHECK_NEAR_I64(vaced_recv_done(US(40), 1000), US(50) + work, tol);
@@ -631,8 +632,8 @@ static void test_poll_turns(const char *paper16)
     CHECK_NEAR_I64(vaced_now(), US(100) + work, tol);
     /* arrived at 110 while the rank computed: the test at 120 reads it,
      * complete as it returns */
-    vaced_st.tv = US(120);
-    vaced_waits_record(&vaced_st.waits, US(120), US(120));
+    vaced_clock_set(US(120));
+    vaced_waits_record(vaced_progress_test_waits(), US(120), US(120));
     CHECK_EQ_I64(vaced_recv_visible(US(110), 0), US(120));
     CHECK_EQ_I64(vaced_wait_complete_recv(US(110), 0), US(125));
     CHECK_EQ_I64(vaced_now(), US(125));
@@ -640,8 +641,8 @@ static void test_poll_turns(const char *paper16)
     CHECK(vaced_recv_visible(US(130), 0) > vaced_now());
     /* arrived at 140, read by a test at 145; the wait from 150 pays its
      * turn first */
-    vaced_waits_record(&vaced_st.waits, US(145), US(145));
-    vaced_st.tv = US(150);
+    vaced_waits_record(vaced_progress_test_waits(), US(145), US(145));
+    vaced_clock_set(US(150));
     vaced_wait_begin();
     CHECK_EQ_I64(vaced_wait_complete_recv(US(140), 0), US(155));
     vaced_wait_end();
@@ -650,12 +651,12 @@ static void test_poll_turns(const char *paper16)
     vaced_wait_begin();
     vaced_wait_complete(US(200));
     vaced_wait_end();
-    vaced_st.tv = US(220);
+    vaced_clock_set(US(220));
     CHECK_EQ_I64(vaced_recv_visible(US(170), 0), US(175));
     CHECK_EQ_I64(vaced_wait_complete_recv(US(170), 0), US(175));
     CHECK_EQ_I64(vaced_now(), US(220));
     vaced_running = 0;
-    vaced_turns_free(&vaced_st.recv_turns);
+    vaced_recv_turns_free();
     vaced_target_free(t);
 }
 

@@ -1,17 +1,21 @@
 /* The virtual clock: compute segments measured in host CPU time (paper 3.2). */
 #include <stdint.h>
+#include <string.h>
 #include <time.h>
-#include "sim/state.h"
+#include "clock/clock.h"
+#include "cputime/cputime.h"
+#include "sim/sim.h"
+#include "progress/progress.h"
 #include "report/trace.h"
 
-struct vaced_state vaced_st;
+struct vaced_clock vaced_clock_st;
 int vaced_running;
 
 /* A segment's CPU time holds the end of the read that opened it and the
  * start of the read that closes it: one read's cost, which the target,
  * running uninstrumented, does not spend.  The median of back-to-back
  * read gaps estimates it (the minimum underestimates the typical read). */
-int64_t vaced_calibrate_read_cost(void)
+static int64_t vaced_calibrate_read_cost(void)
 {
     enum { N = 63 };
     int64_t gap[N];
@@ -28,15 +32,15 @@ int64_t vaced_calibrate_read_cost(void)
 /* CPU time since `from`, less one clock read, in target time. */
 static vaced_time_t segment_since(int64_t from, int64_t now)
 {
-    int64_t ns = now - from - vaced_st.read_cost_ns;
+    int64_t ns = now - from - vaced_clock_st.read_cost_ns;
     return ns > 0 ? vaced_time_from_ns(ns) : 0;
 }
 
 static void add_compute(vaced_time_t seg, const char *kind)
 {
-    vaced_trace_span(kind, vaced_st.tv, vaced_st.tv + seg);
-    vaced_st.tv += seg;
-    vaced_st.compute += seg;
+    vaced_trace_span(kind, vaced_clock_st.tv, vaced_clock_st.tv + seg);
+    vaced_clock_st.tv += seg;
+    vaced_clock_st.compute += seg;
 }
 
 static int64_t wall_ns(void)
@@ -52,49 +56,50 @@ static int64_t wall_ns(void)
  * time), cools the caches as the target, a rank per core, would not. */
 static double segment_coldness(int64_t cpu_ns)
 {
-    if (!vaced_st.canary.head ||
-        wall_ns() - vaced_st.wall_t1_ns > cpu_ns + cpu_ns / 50 + 2000)
+    if (!vaced_clock_st.canary.head ||
+        wall_ns() - vaced_clock_st.wall_t1_ns > cpu_ns + cpu_ns / 50 + 2000)
         return 0;
-    return vaced_canary_coldness(&vaced_st.canary);
+    return vaced_canary_coldness(&vaced_clock_st.canary);
 }
 
 void vaced_activity_begin(void)
 {
     if (!vaced_running)
         return;
-    if (vaced_st.depth++ == 0) {
+    if (vaced_clock_st.depth++ == 0) {
         /* E*start: t2 = cpu(); tV += t2 - t1 */
-        vaced_st.t2_ns = vaced_cputime_ns();
-        vaced_time_t seg = segment_since(vaced_st.t1_ns, vaced_st.t2_ns);
+        vaced_clock_st.t2_ns = vaced_cputime_ns();
+        vaced_time_t seg = segment_since(vaced_clock_st.t1_ns, vaced_clock_st.t2_ns);
         add_compute(seg, "compute");
-        vaced_st.last_compute = seg;
-        vaced_st.last_coldness = segment_coldness(vaced_st.t2_ns - vaced_st.t1_ns);
-        vaced_st.call_start = vaced_st.tv;
+        vaced_clock_st.last_compute = seg;
+        vaced_clock_st.last_coldness =
+            segment_coldness(vaced_clock_st.t2_ns - vaced_clock_st.t1_ns);
+        vaced_clock_st.call_start = vaced_clock_st.tv;
         vaced_bounds_activity_point();  /* tV is current: answer bound requests */
     }
 }
 
 void vaced_activity_end(void)
 {
-    if (!vaced_running || vaced_st.depth == 0)
+    if (!vaced_running || vaced_clock_st.depth == 0)
         return;
-    if (vaced_st.depth == 1)
+    if (vaced_clock_st.depth == 1)
         vaced_bounds_activity_point();  /* inside the activity: its sends nest */
-    if (--vaced_st.depth == 0) {
-        if (vaced_st.canary.head)
-            vaced_canary_coldness(&vaced_st.canary);    /* warm for the segment to come */
+    if (--vaced_clock_st.depth == 0) {
+        if (vaced_clock_st.canary.head)
+            vaced_canary_coldness(&vaced_clock_st.canary);  /* warm for the segment to come */
         int64_t now = vaced_cputime_ns();
-        vaced_trace_span("mpi", vaced_st.call_start, vaced_st.tv);
-        if (vaced_st.test_failed) {     /* polling: at most VACED_TEST_CHARGE_MAX_NS */
-            int64_t from = now - vaced_st.t2_ns > VACED_TEST_CHARGE_MAX_NS
-                               ? now - VACED_TEST_CHARGE_MAX_NS : vaced_st.t2_ns;
+        vaced_trace_span("mpi", vaced_clock_st.call_start, vaced_clock_st.tv);
+        if (vaced_clock_st.test_failed) {   /* polling: at most VACED_TEST_CHARGE_MAX_NS */
+            int64_t from = now - vaced_clock_st.t2_ns > VACED_TEST_CHARGE_MAX_NS
+                               ? now - VACED_TEST_CHARGE_MAX_NS : vaced_clock_st.t2_ns;
             add_compute(segment_since(from, now), "poll");
-            vaced_st.test_failed = 0;
+            vaced_clock_st.test_failed = 0;
         }
-        vaced_st.polling = 0;
-        vaced_st.t1_ns = now;                   /* E*end: t1 = cpu() */
-        if (vaced_st.canary.head)
-            vaced_st.wall_t1_ns = wall_ns();
+        vaced_clock_st.polling = 0;
+        vaced_clock_st.t1_ns = now;             /* E*end: t1 = cpu() */
+        if (vaced_clock_st.canary.head)
+            vaced_clock_st.wall_t1_ns = wall_ns();
     }
 }
 
@@ -103,19 +108,46 @@ void vaced_activity_end(void)
  * which also lets a polling loop's target time reach the completion. */
 void vaced_test_failed(void)
 {
-    if (vaced_running && vaced_st.depth > 0)
-        vaced_st.test_failed = 1;
+    if (vaced_running && vaced_clock_st.depth > 0)
+        vaced_clock_st.test_failed = 1;
 }
 
 void vaced_test_restart(void)
 {
-    if (vaced_running && vaced_st.polling)
-        vaced_st.t2_ns = vaced_cputime_ns();
+    if (vaced_running && vaced_clock_st.polling)
+        vaced_clock_st.t2_ns = vaced_cputime_ns();
+}
+
+void vaced_clock_reset(void)
+{
+    memset(&vaced_clock_st, 0, sizeof vaced_clock_st);
+}
+
+void vaced_clock_start(void)
+{
+    vaced_clock_st.read_cost_ns = vaced_calibrate_read_cost();
+    vaced_clock_st.tv = 0;                      /* E_start: tV = 0; t1 = cpu() */
+    vaced_clock_st.t1_ns = vaced_cputime_ns();
+}
+
+void vaced_clock_open_canary(void)
+{
+    vaced_canary_open(&vaced_clock_st.canary);
+}
+
+void vaced_clock_close_canary(void)
+{
+    vaced_canary_close(&vaced_clock_st.canary);
+}
+
+void vaced_clock_poll(void)
+{
+    vaced_clock_st.polling = vaced_clock_st.depth > 0;
 }
 
 vaced_time_t vaced_now(void)
 {
-    return vaced_st.tv;
+    return vaced_clock_st.tv;
 }
 
 /* With MPI called from several threads (above MPI_THREAD_FUNNELED), one
@@ -124,15 +156,15 @@ vaced_time_t vaced_now(void)
  * time that the threads' mixed clocks may never reach would livelock. */
 vaced_time_t vaced_horizon(void)
 {
-    return vaced_running && !(vaced_st.unmodelled & VACED_UNMODELLED_THREADS) ? vaced_st.tv
-                                                                             : INT64_MAX;
+    return vaced_running && !(vaced_sim_unmodelled() & VACED_UNMODELLED_THREADS)
+               ? vaced_clock_st.tv : INT64_MAX;
 }
 
 double vaced_wtime(void)
 {
-    vaced_time_t t = vaced_st.tv;
-    if (vaced_running && vaced_st.depth == 0)
-        t += segment_since(vaced_st.t1_ns, vaced_cputime_ns());
+    vaced_time_t t = vaced_clock_st.tv;
+    if (vaced_running && vaced_clock_st.depth == 0)
+        t += segment_since(vaced_clock_st.t1_ns, vaced_cputime_ns());
     return vaced_time_to_s(t);
 }
 

@@ -1,6 +1,7 @@
 /* Per-message overheads and the receiver's wake-up (overhead.h). */
-#include "sim/state.h"
-#include "progress/history.h"
+#include "clock/clock.h"
+#include "sim/sim.h"
+#include "progress/progress.h"
 #include "network/overhead.h"
 
 /* The computation before the running MPI call decides how much of MPI's
@@ -16,24 +17,27 @@
 static vaced_time_t cooled(double (*factor)(const struct vaced_target *, vaced_time_t),
                            vaced_time_t base)
 {
-    vaced_time_t c = vaced_st.last_compute;
-    if (vaced_st.last_coldness > 0)
-        c = vaced_target_coldness_compute(vaced_st.target, vaced_st.last_coldness);
-    return (vaced_time_t)((double)base * factor(vaced_st.target, c));
+    const struct vaced_target *t = vaced_sim_target();
+    vaced_time_t c = vaced_clock_last_compute();
+    if (vaced_clock_last_coldness() > 0)
+        c = vaced_target_coldness_compute(t, vaced_clock_last_coldness());
+    return (vaced_time_t)((double)base * factor(t, c));
 }
 
 vaced_time_t vaced_send_overhead(int dest)
 {
-    if (!vaced_st.target || dest == vaced_st.rank)
+    const struct vaced_target *t = vaced_sim_target();
+    if (!t || dest == vaced_sim_rank())
         return 0;
-    return cooled(vaced_target_send_overhead_factor, vaced_target_send_overhead(vaced_st.target));
+    return cooled(vaced_target_send_overhead_factor, vaced_target_send_overhead(t));
 }
 
 vaced_time_t vaced_recv_overhead(void)
 {
-    if (!vaced_st.target)
+    const struct vaced_target *t = vaced_sim_target();
+    if (!t)
         return 0;
-    return cooled(vaced_target_recv_overhead_factor, vaced_target_recv_overhead(vaced_st.target));
+    return cooled(vaced_target_recv_overhead_factor, vaced_target_recv_overhead(t));
 }
 
 /* A rank blocked in a wait sleeps in poll() once nothing has come for a
@@ -42,9 +46,9 @@ vaced_time_t vaced_recv_overhead(void)
  * figures in results/targets-notes.md). */
 vaced_time_t vaced_wakeup_delay(vaced_time_t ta)
 {
-    const struct vaced_target *t = vaced_st.target;
+    const struct vaced_target *t = vaced_sim_target();
     if (!t || vaced_target_wakeup_latency(t) <= 0)
         return 0;
-    vaced_time_t since = vaced_waits_idle_since(&vaced_st.waits, ta);
+    vaced_time_t since = vaced_progress_idle_since(ta);
     return since == VACED_TIME_UNSET ? 0 : vaced_target_wakeup_time(t, ta - since);
 }

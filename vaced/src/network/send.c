@@ -1,23 +1,60 @@
 /* Outgoing protocol messages: their stamps ta(m) (eqs. 3, 4), the copy
  * into the send buffer, the connection's warm-up, the sender's CPU on one
  * node (bcpu) and the link's injection queue. */
-#include "sim/state.h"
+#include <stdlib.h>
+#include <string.h>
+#include "clock/clock.h"
+#include "sim/sim.h"
+#include "progress/progress.h"
 #include "network/overhead.h"
+#include "network/send.h"
+
+static struct {
+    vaced_time_t cpu_free;      /* when this CPU is done moving same-node data (bcpu) */
+    vaced_time_t link_free;     /* when this rank's link is done sending (injection_queue) */
+    uint64_t *sent_to;          /* per rank: messages so far that count in the connection's warm-up */
+} st;
+
+void vaced_send_reset(void)
+{
+    memset(&st, 0, sizeof st);
+}
+
+int vaced_send_count_connections(int size)
+{
+    return (st.sent_to = calloc((size_t)size, sizeof *st.sent_to)) ? 0 : -1;
+}
+
+void vaced_send_free(void)
+{
+    free(st.sent_to);
+    st.sent_to = NULL;
+}
+
+vaced_time_t vaced_cpu_free_at(void)
+{
+    return st.cpu_free;
+}
+
+vaced_time_t vaced_cpu_occupy(vaced_time_t start, vaced_time_t busy, vaced_time_t wake)
+{
+    st.cpu_free = vaced_time_max(start, st.cpu_free) + busy + wake;
+    return st.cpu_free;
+}
 
 vaced_time_t vaced_copy_time(uint64_t bytes)
 {
-    return vaced_target_copy_time(vaced_st.target, bytes);
+    return vaced_target_copy_time(vaced_sim_target(), bytes);
 }
 
 /* The slower start of the connection to dest (net_warmup_messages), counting its messages. */
 static vaced_time_t warmup_time(int dest, uint64_t bytes)
 {
-    if (!vaced_st.sent_to || dest < 0 || dest >= vaced_st.size ||
-        !vaced_target_warms_up(vaced_st.target, bytes))
+    const struct vaced_target *t = vaced_sim_target();
+    if (!st.sent_to || dest < 0 || dest >= vaced_sim_size() || !vaced_target_warms_up(t, bytes))
         return 0;
-    vaced_time_t extra = vaced_target_warmup_time(vaced_st.target, vaced_st.rank, dest,
-                                                  vaced_st.sent_to[dest], bytes);
-    vaced_st.sent_to[dest]++;
+    vaced_time_t extra = vaced_target_warmup_time(t, vaced_sim_rank(), dest, st.sent_to[dest], bytes);
+    st.sent_to[dest]++;
     return extra;
 }
 
@@ -25,10 +62,12 @@ vaced_time_t vaced_send_stamp(int dest, uint64_t bytes, int is_data, vaced_time_
 {
     if (!vaced_running)
         return VACED_TIME_UNSET;
-    struct vaced_waits *w = &vaced_st.waits;
+    const struct vaced_target *t = vaced_sim_target();
+    int rank = vaced_sim_rank();
     /* The send overhead (0 unless the target sets one) comes first: the
      * message leaves once the sender's CPU has handed it on. */
-    vaced_time_t ts = (w->handling ? w->handle_ts : vaced_st.tv) + vaced_send_overhead(dest);
+    vaced_time_t ts = (vaced_handling() ? vaced_handling_ts() : vaced_clock_tv()) +
+        vaced_send_overhead(dest);
     vaced_time_t copy = vaced_copy_time(bytes);
     /* On one node the sender's CPU moves the data (bcpu): rendezvous DATA,
      * and eager DATA too, through the kernel's socket buffer.  A send
@@ -37,29 +76,29 @@ vaced_time_t vaced_send_stamp(int dest, uint64_t bytes, int is_data, vaced_time_
      * dearer), but a window of eager sends moves at Bcpu, as a node's
      * streaming benchmark does. */
     if (is_data) {
-        vaced_time_t busy = vaced_target_cpu_time(vaced_st.target, vaced_st.rank, dest, bytes);
+        vaced_time_t busy = vaced_target_cpu_time(t, rank, dest, bytes);
         if (busy > 0) {
-            ts = vaced_time_max(ts, vaced_st.cpu_free);
-            vaced_st.cpu_free = ts + busy;
+            ts = vaced_time_max(ts, st.cpu_free);
+            st.cpu_free = ts + busy;
         }
     }
     if (tr)
         *tr = ts + copy;
     vaced_time_t warm = warmup_time(dest, bytes);
-    vaced_time_t l = vaced_target_transfer_time(vaced_st.target, vaced_st.rank, dest, bytes) + warm;
-    vaced_time_t wire = vaced_target_wire_time(vaced_st.target, vaced_st.rank, dest, bytes);
+    vaced_time_t l = vaced_target_transfer_time(t, rank, dest, bytes) + warm;
+    vaced_time_t wire = vaced_target_wire_time(t, rank, dest, bytes);
     if (wire > 0)
         wire += warm;
     /* On the wire once the rank's earlier messages have left (FIFO). */
-    vaced_time_t leave = wire > 0 ? vaced_time_max(ts + copy, vaced_st.link_free) : ts + copy;
+    vaced_time_t leave = wire > 0 ? vaced_time_max(ts + copy, st.link_free) : ts + copy;
     if (wire > 0)
-        vaced_st.link_free = leave + wire;
+        st.link_free = leave + wire;
     /* The sender only pays the overhead and the copy into its send buffer;
      * a response sent from a handler is accounted by the wait that handles
      * it (a second response from the same handler leaves after the first). */
-    if (w->handling)
-        w->handle_ts = ts;
+    if (vaced_handling())
+        vaced_handling_sent(ts);
     else
-        vaced_st.tv = ts + (is_data ? copy : 0);
+        vaced_clock_set(ts + (is_data ? copy : 0));
     return leave + l;
 }

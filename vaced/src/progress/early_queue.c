@@ -1,14 +1,21 @@
 /* The early queue (paper section 4.4, Fig. 4(b)), for responses. */
 #include <stdio.h>
 #include <stdlib.h>
-#include "sim/state.h"
 #include "network/overhead.h"
+#include "progress/early_queue.h"
 #include "progress/progress.h"
+
+static struct vaced_early_queue early;
+
+void vaced_early_reset(void)
+{
+    early = (struct vaced_early_queue){ 0 };
+}
 
 /* End of the latest progress point: what the target has seen by then. */
 static vaced_time_t last_progress(void)
 {
-    const struct vaced_waits *w = &vaced_st.waits;
+    const struct vaced_waits *w = &vaced_progress_st.waits;
     if (w->count == 0)
         return 0;
     return w->hist[(w->head + w->count - 1) % VACED_WAIT_HISTORY].end;
@@ -20,19 +27,19 @@ static vaced_time_t last_progress(void)
  * wait ends, which may depend on it. */
 int vaced_unseen(vaced_time_t ta)
 {
-    return vaced_running && vaced_st.waits.depth == 0 && ta != VACED_TIME_UNSET &&
+    return vaced_running && vaced_progress_st.waits.depth == 0 && ta != VACED_TIME_UNSET &&
         ta > last_progress();
 }
 
 int vaced_early(vaced_time_t ta)
 {
-    return vaced_running && vaced_st.waits.depth == 0 && ta != VACED_TIME_UNSET &&
-        ta > vaced_st.tv;
+    return vaced_running && vaced_progress_st.waits.depth == 0 && ta != VACED_TIME_UNSET &&
+        ta > vaced_clock_tv();
 }
 
 void vaced_defer(vaced_time_t due, vaced_fire_fn fire, void *arg)
 {
-    struct vaced_early_queue *q = &vaced_st.early;
+    struct vaced_early_queue *q = &early;
     if (q->count == q->cap) {
         unsigned cap = q->cap ? 2 * q->cap : 16;
         struct vaced_deferred *items = realloc(q->items, cap * sizeof *items);
@@ -46,15 +53,15 @@ void vaced_defer(vaced_time_t due, vaced_fire_fn fire, void *arg)
     unsigned i = q->count++;
     for (; i > 0 && q->items[i - 1].due > due; i--)    /* keep due order */
         q->items[i] = q->items[i - 1];
-    q->items[i] = (struct vaced_deferred){ due, vaced_st.tv, fire, arg };
+    q->items[i] = (struct vaced_deferred){ due, vaced_clock_tv(), fire, arg };
 }
 
 int vaced_fire_deferred(vaced_time_t limit)
 {
     int fired = 0;
-    struct vaced_early_queue *q = &vaced_st.early;
-    struct vaced_waits *w = &vaced_st.waits;
-    vaced_time_t cur = w->depth > 0 ? w->start : vaced_st.tv;
+    struct vaced_early_queue *q = &early;
+    struct vaced_waits *w = &vaced_progress_st.waits;
+    vaced_time_t cur = w->depth > 0 ? w->start : vaced_clock_tv();
     while (q->count > 0 && q->items[0].due <= limit) {
         struct vaced_deferred d = q->items[0];
         q->count--;
@@ -79,21 +86,21 @@ int vaced_fire_deferred(vaced_time_t limit)
 
 void vaced_poll(void)
 {
-    struct vaced_waits *w = &vaced_st.waits;
+    struct vaced_waits *w = &vaced_progress_st.waits;
     if (!vaced_running || w->depth > 0)
         return;
-    vaced_st.polling = vaced_st.depth > 0;
+    vaced_clock_poll();
     struct vaced_span *last = w->count ? &w->hist[(w->head + w->count - 1) % VACED_WAIT_HISTORY] : NULL;
-    if (last && vaced_st.tv - last->end < VACED_POLL_MERGE)
-        last->end = vaced_st.tv;
+    if (last && vaced_clock_tv() - last->end < VACED_POLL_MERGE)
+        last->end = vaced_clock_tv();
     else
-        vaced_waits_record(w, vaced_st.tv, vaced_st.tv);
-    if (vaced_fire_deferred(vaced_st.tv))
+        vaced_waits_record(w, vaced_clock_tv(), vaced_clock_tv());
+    if (vaced_fire_deferred(vaced_clock_tv()))
         vaced_test_restart();   /* sending the responses is not the program's polling */
 }
 
 void vaced_free_deferred(void)
 {
-    free(vaced_st.early.items);
-    vaced_st.early = (struct vaced_early_queue){ 0 };
+    free(early.items);
+    early = (struct vaced_early_queue){ 0 };
 }

@@ -1,7 +1,8 @@
 /* Handling times (Algorithm 3): when this rank's progress engine handles
  * a message that arrives at ta, and the responses it sends from there. */
-#include "sim/state.h"
+#include "sim/sim.h"
 #include "network/overhead.h"
+#include "network/send.h"
 #include "progress/progress.h"
 
 vaced_time_t vaced_handle_time(vaced_time_t cur, vaced_time_t ta, vaced_time_t work)
@@ -13,7 +14,7 @@ vaced_time_t vaced_handle_time(vaced_time_t cur, vaced_time_t ta, vaced_time_t w
 vaced_time_t vaced_handle_time_by(vaced_time_t cur, vaced_time_t ta, vaced_time_t work,
                                   enum vaced_handler *by)
 {
-    struct vaced_waits *w = &vaced_st.waits;
+    struct vaced_waits *w = &vaced_progress_st.waits;
     vaced_time_t h = vaced_waits_handler(w, cur, ta, work, by);
     if (h == ta)
         h += vaced_wakeup_delay(ta);
@@ -28,28 +29,29 @@ vaced_time_t vaced_rndv_data_arrival(int src, uint64_t bytes, vaced_time_t ta)
 {
     if (!vaced_running || ta == VACED_TIME_UNSET)
         return ta;
-    const struct vaced_target *t = vaced_st.target;
-    vaced_time_t busy = vaced_target_cpu_time(t, src, vaced_st.rank, bytes);
+    const struct vaced_target *t = vaced_sim_target();
+    vaced_time_t busy = vaced_target_cpu_time(t, src, vaced_sim_rank(), bytes);
     if (busy <= 0)
         return ta;
     /* The receiver's share starts when the sender starts (the kernel
      * streams the data) if this rank is at a progress point then. */
+    struct vaced_waits *w = &vaced_progress_st.waits;
     vaced_time_t copy = vaced_copy_time(bytes);
-    vaced_time_t sent = ta - copy - vaced_target_transfer_time(t, src, vaced_st.rank, bytes);
-    vaced_time_t start = vaced_waits_handle_time(&vaced_st.waits, vaced_progress_start(), sent, 0);
+    vaced_time_t sent = ta - copy - vaced_target_transfer_time(t, src, vaced_sim_rank(), bytes);
+    vaced_time_t start = vaced_waits_handle_time(w, vaced_progress_start(), sent, 0);
     /* A CPU still busy with an earlier transfer (its own DATA, in an
      * exchange) is awake; an idle one wakes up when the data reaches it.
      * The wake-up is added to the whole, as the calibration's ping-pong
      * (n c + 3 s/Bmem, c with it) counts it. */
-    vaced_time_t first_byte = sent + vaced_target_transfer_time(t, src, vaced_st.rank, 0);
-    vaced_time_t wake = vaced_st.cpu_free < sent ? vaced_wakeup_delay(first_byte) : 0;
-    vaced_st.cpu_free = vaced_time_max(start, vaced_st.cpu_free) + busy + wake;
+    vaced_time_t first_byte = sent + vaced_target_transfer_time(t, src, vaced_sim_rank(), 0);
+    vaced_time_t wake = vaced_cpu_free_at() < sent ? vaced_wakeup_delay(first_byte) : 0;
+    vaced_time_t cpu_free = vaced_cpu_occupy(start, busy, wake);
     /* The receive completes at the handling of ta plus the copy; the CPU
      * is busy with the data until then. */
-    vaced_time_t done = vaced_time_max(ta + wake, vaced_st.cpu_free - copy);
-    if (vaced_st.waits.depth > 0 && done > vaced_st.waits.active) {
-        vaced_st.waits.active = done;
-        vaced_st.waits.active_from = first_byte;
+    vaced_time_t done = vaced_time_max(ta + wake, cpu_free - copy);
+    if (w->depth > 0 && done > w->active) {
+        w->active = done;
+        w->active_from = first_byte;
     }
     return done;
 }
@@ -59,7 +61,7 @@ vaced_time_t vaced_handle_begin(vaced_time_t ta)
     if (!vaced_running)
         return ta;
     vaced_activity_begin();
-    struct vaced_waits *w = &vaced_st.waits;
+    struct vaced_waits *w = &vaced_progress_st.waits;
     vaced_time_t cur = vaced_progress_start();
     /* A stamped message costs the receiver its overhead before it can
      * answer (0 unless the target sets one). */
@@ -74,7 +76,7 @@ void vaced_handle_end(void)
 {
     if (!vaced_running)
         return;
-    vaced_st.waits.handling = 0;
+    vaced_progress_st.waits.handling = 0;
     vaced_activity_end();
 }
 
@@ -83,14 +85,14 @@ void vaced_respond_begin_at(vaced_time_t ta, vaced_time_t post)
     if (!vaced_running)
         return;
     vaced_activity_begin();
-    struct vaced_waits *w = &vaced_st.waits;
+    struct vaced_waits *w = &vaced_progress_st.waits;
     /* A receive posted inside a handling context (a schedule's next round,
      * vaced_handle_begin) is posted at that context's time, and the context
      * goes on after the response. */
     w->outer_handling = w->handling;
     w->outer_handle_ts = w->handle_ts;
     if (post == VACED_TIME_UNSET)
-        post = w->handling ? w->handle_ts : vaced_st.tv;
+        post = w->handling ? w->handle_ts : vaced_clock_tv();
     w->responding = w->handling = 1;
     /* An arrival after the post is answered by the progress point that
      * handles it (the arrival itself when that is now or later). */
@@ -109,7 +111,7 @@ void vaced_respond_begin(vaced_time_t ta)
 
 void vaced_respond_end(void)
 {
-    struct vaced_waits *w = &vaced_st.waits;
+    struct vaced_waits *w = &vaced_progress_st.waits;
     if (!vaced_running || !w->responding)
         return;
     w->responding = 0;

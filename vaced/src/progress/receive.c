@@ -1,6 +1,5 @@
 /* Receive completion: when a receive's DATA is handled and copied out,
  * whether a wait, a poll or the receive's post finds it. */
-#include "sim/state.h"
 #include "network/overhead.h"
 #include "progress/progress.h"
 
@@ -26,7 +25,7 @@ static vaced_time_t recv_handling(vaced_time_t ta, vaced_time_t work, int *polle
 {
     enum vaced_handler by;
     vaced_time_t h = vaced_handle_time_by(vaced_progress_start(), ta, work, &by);
-    *polled = by == VACED_BY_POLL || (by == VACED_BY_CURRENT && vaced_st.waits.depth == 0);
+    *polled = by == VACED_BY_POLL || (by == VACED_BY_CURRENT && vaced_progress_st.waits.depth == 0);
     return h;
 }
 
@@ -43,14 +42,16 @@ vaced_time_t vaced_wait_complete_recv(vaced_time_t ta, uint64_t bytes)
 {
     if (!vaced_running || ta == VACED_TIME_UNSET)
         return VACED_TIME_UNSET;
+    struct vaced_waits *w = &vaced_progress_st.waits;
     int polled;
     vaced_time_t work = recv_work(bytes), h = recv_handling(ta, work, &polled);
-    if (vaced_st.waits.depth == 0) {
-        if (polled && h <= vaced_st.tv) {
-            vaced_st.tv += work;    /* read by this test, or by an earlier poll */
-            return vaced_st.tv;
+    if (w->depth == 0) {
+        if (polled && h <= vaced_clock_tv()) {
+            /* read by this test, or by an earlier poll */
+            vaced_clock_set(vaced_clock_tv() + work);
+            return vaced_clock_tv();
         }
-        if (h + work <= vaced_st.tv)
+        if (h + work <= vaced_clock_tv())
             return h + work;        /* handled by a wait, where the CPU was free */
         vaced_wait_begin();
         vaced_time_t done = vaced_wait_complete_recv(ta, bytes);
@@ -58,8 +59,9 @@ vaced_time_t vaced_wait_complete_recv(vaced_time_t ta, uint64_t bytes)
         return done;
     }
     if (polled)
-        h = vaced_time_max(h, vaced_st.waits.start);   /* a poll before this wait read it */
-    vaced_turns_add(&vaced_st.recv_turns, h, work);    /* no memory: no turn, still h + work */
+        h = vaced_time_max(h, w->start);   /* a poll before this wait read it */
+    /* no memory: no turn, still h + work */
+    vaced_turns_add(&vaced_progress_st.recv_turns, h, work);
     vaced_wait_complete(h + work);
     return h + work;
 }
@@ -70,12 +72,12 @@ vaced_time_t vaced_recv_found_at(vaced_time_t ta, uint64_t bytes, vaced_time_t p
         return VACED_TIME_UNSET;
     int now = post == VACED_TIME_UNSET;
     if (now)
-        post = vaced_st.tv;
+        post = vaced_clock_tv();
     if (ta > post)
         return VACED_TIME_UNSET;
     vaced_time_t done = post + recv_work(bytes);        /* ADR: E_DR^end */
     if (now)
-        vaced_st.tv = done;
+        vaced_clock_set(done);
     return done;
 }
 
@@ -83,8 +85,8 @@ vaced_time_t vaced_recv_found_read(vaced_time_t ta, uint64_t bytes, vaced_time_t
 {
     if (!vaced_running || ta == VACED_TIME_UNSET)
         return VACED_TIME_UNSET;
-    vaced_time_t p = post == VACED_TIME_UNSET ? vaced_st.tv : post;
-    if (vaced_waits_handle_time(&vaced_st.waits, p, ta, recv_work(bytes)) >= p)
+    vaced_time_t p = post == VACED_TIME_UNSET ? vaced_clock_tv() : post;
+    if (vaced_waits_handle_time(&vaced_progress_st.waits, p, ta, recv_work(bytes)) >= p)
         return VACED_TIME_UNSET;
     return vaced_recv_found_at(ta, bytes, post);
 }

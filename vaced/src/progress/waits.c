@@ -1,17 +1,31 @@
 /* Waits (Algorithm 2): a wait starts at tV (AWTstart) and ends at the
  * latest completion it reports or the end of the receiving CPU's last
  * turn (AWTend). */
-#include "sim/state.h"
+#include <string.h>
 #include "progress/progress.h"
+
+struct vaced_progress vaced_progress_st;
+
+void vaced_progress_reset(void)
+{
+    memset(&vaced_progress_st, 0, sizeof vaced_progress_st);
+    vaced_early_reset();
+    vaced_waits_reset(&vaced_progress_st.waits);
+}
+
+void vaced_recv_turns_free(void)
+{
+    vaced_turns_free(&vaced_progress_st.recv_turns);
+}
 
 void vaced_wait_begin(void)
 {
     if (!vaced_running)
         return;
     vaced_activity_begin();
-    struct vaced_waits *w = &vaced_st.waits;
+    struct vaced_waits *w = &vaced_progress_st.waits;
     if (w->depth++ == 0) {
-        w->start = w->done = w->active = w->active_from = vaced_st.tv;      /* AWTstart = tV */
+        w->start = w->done = w->active = w->active_from = vaced_clock_tv();   /* AWTstart = tV */
         /* Parked responses go out now: those due later are handled during
          * this wait on the target if it depends on them, and the host must
          * not block while holding them. */
@@ -21,7 +35,7 @@ void vaced_wait_begin(void)
 
 void vaced_wait_complete(vaced_time_t done)
 {
-    struct vaced_waits *w = &vaced_st.waits;
+    struct vaced_waits *w = &vaced_progress_st.waits;
     if (!vaced_running || done == VACED_TIME_UNSET)
         return;
     if (w->depth == 0) {
@@ -36,11 +50,13 @@ void vaced_wait_end(void)
 {
     if (!vaced_running)
         return;
-    struct vaced_waits *w = &vaced_st.waits;
+    struct vaced_waits *w = &vaced_progress_st.waits;
     if (--w->depth == 0) {
-        vaced_time_t busy_from, busy = vaced_turns_finish(&vaced_st.recv_turns, w->start, &busy_from);
-        vaced_st.tv = vaced_time_max(w->done, busy);           /* AWTend */
-        vaced_waits_record_blocked(w, w->start, vaced_st.tv, busy_from, busy, w->active, w->active_from);
+        vaced_time_t busy_from,
+            busy = vaced_turns_finish(&vaced_progress_st.recv_turns, w->start, &busy_from);
+        vaced_clock_set(vaced_time_max(w->done, busy));        /* AWTend */
+        vaced_waits_record_blocked(w, w->start, vaced_clock_tv(), busy_from, busy, w->active,
+                                   w->active_from);
     }
     vaced_activity_end();
 }
@@ -49,7 +65,7 @@ void vaced_complete_now(vaced_time_t done)
 {
     /* tV only grows, so a completion at or before the last event's tV
      * needs no clock read. */
-    if (!vaced_running || done == VACED_TIME_UNSET || done <= vaced_st.tv)
+    if (!vaced_running || done == VACED_TIME_UNSET || done <= vaced_clock_tv())
         return;
     vaced_wait_begin();
     vaced_wait_complete(done);

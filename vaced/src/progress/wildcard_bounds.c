@@ -29,7 +29,9 @@
  * candidate on the host is taken and the prediction is marked approximate:
  * no hang, never silent. */
 #include <stdlib.h>
-#include "sim/state.h"
+#include "clock/clock.h"
+#include "sim/sim.h"
+#include "progress/progress.h"
 
 enum { MAX_CHAIN = 8 };
 
@@ -68,7 +70,7 @@ static int ensure_arrays(void)
 {
     if (view)
         return 1;
-    nsize = vaced_st.size;
+    nsize = vaced_sim_size();
     if (nsize <= 0)
         return 0;
     view = calloc((size_t) nsize, sizeof *view);
@@ -96,7 +98,7 @@ void vaced_bounds_transport(vaced_bound_send_fn send, vaced_count_fn count, vace
 
 static vaced_time_t latency(int from, int to)
 {
-    return vaced_target_transfer_time(vaced_st.target, from, to, 0);
+    return vaced_target_transfer_time(vaced_sim_target(), from, to, 0);
 }
 
 /* --- Answering ---------------------------------------------------------- */
@@ -105,7 +107,7 @@ static vaced_time_t latency(int from, int to)
  * from now on: sends start at tV or later and pay at least the latency. */
 static vaced_time_t own_bound(int peer)
 {
-    return vaced_st.tv + latency(vaced_st.rank, peer);
+    return vaced_clock_tv() + latency(vaced_sim_rank(), peer);
 }
 
 static void report(struct pending *p, int state, int waits_on)
@@ -139,7 +141,7 @@ static void answer_running(void)
 {
     for (int i = 0; i < npend;) {
         struct pending *p = &pend[i];
-        if (vaced_st.ended) {
+        if (vaced_sim_ended()) {
             report(p, VACED_PEER_FINALIZING, -1);
             drop_pending(i);
         } else if (own_bound(p->peer) >= p->t) {
@@ -174,7 +176,7 @@ void vaced_bounds_blocked(int only_on)
 
 static void request_received(int peer, const struct vaced_bound_pkt *q)
 {
-    if (vaced_st.ended || !vaced_running || !ensure_arrays()) {
+    if (vaced_sim_ended() || !vaced_running || !ensure_arrays()) {
         /* finished: nothing more will come from here */
         struct pending done = { .peer = peer, .seq = q->seq, .about = q->rank };
         report(&done, VACED_PEER_FINALIZING, -1);
@@ -259,7 +261,7 @@ enum verdict { YES, WAIT, NO };
  * rank of the chain that waits on `x`. */
 static enum verdict decided(int x, int succ, vaced_time_t deadline, int depth, int *chain)
 {
-    int me = vaced_st.rank, about = succ == me ? -1 : succ;
+    int me = vaced_sim_rank(), about = succ == me ? -1 : succ;
     struct peer_view *v = &view[x];
 
     if (v->finalizing)
@@ -299,18 +301,19 @@ int vaced_wildcard_check(vaced_time_t ta, int n, const int *peers, const unsigne
     int waiting = 0, undecidable = 0;
 
     /* several threads: no blocked state is meaningful (see vaced_horizon) */
-    if (!vaced_running || (vaced_st.unmodelled & VACED_UNMODELLED_THREADS) || !ensure_arrays())
+    if (!vaced_running || (vaced_sim_unmodelled() & VACED_UNMODELLED_THREADS) || !ensure_arrays())
         return VACED_WILD_SAFE;
     if (ta != check_ta) {
         check_ta = ta;
         check_gen++;
     }
+    int me = vaced_sim_rank();
     for (int i = 0; i < n; i++) {
         int p = peers[i];
-        if (p == vaced_st.rank || p < 0 || p >= nsize || (flags && (flags[i] & VACED_PEER_KNOWN)))
+        if (p == me || p < 0 || p >= nsize || (flags && (flags[i] & VACED_PEER_KNOWN)))
             continue;
         int chain[MAX_CHAIN];
-        enum verdict d = decided(p, vaced_st.rank, ta, 0, chain);
+        enum verdict d = decided(p, me, ta, 0, chain);
         waiting += d == WAIT;
         undecidable += d == NO;
     }
@@ -321,10 +324,10 @@ int vaced_wildcard_check(vaced_time_t ta, int n, const int *peers, const unsigne
 
 vaced_time_t vaced_bound_lead(int sender, uint64_t bytes)
 {
-    int me = vaced_st.rank;
-    if (!vaced_running || sender < 0 || sender >= vaced_st.size || sender == me)
+    int me = vaced_sim_rank();
+    if (!vaced_running || sender < 0 || sender >= vaced_sim_size() || sender == me)
         return 0;
-    return vaced_target_transfer_time(vaced_st.target, sender, me, bytes) - latency(sender, me);
+    return vaced_target_transfer_time(vaced_sim_target(), sender, me, bytes) - latency(sender, me);
 }
 
 void vaced_bounds_free(void)

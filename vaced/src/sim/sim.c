@@ -4,10 +4,14 @@
 #include <string.h>
 #include <time.h>
 #include "cputime/cputime_cache.h"
-#include "sim/state.h"
+#include "sim/sim.h"
+#include "clock/clock.h"
+#include "network/send.h"
 #include "report/trace.h"
 #include "report/report.h"
 #include "progress/progress.h"
+
+struct vaced_sim vaced_sim_st;
 
 #ifndef VACED_TOPO_DIR
 #define VACED_TOPO_DIR "topo"
@@ -55,22 +59,24 @@ int vaced_sim_start(int rank, int size)
     const char *spec = getenv("VACED_TARGET");
     if (!spec || !*spec)
         spec = VACED_DEFAULT_TARGET;
-    memset(&vaced_st, 0, sizeof vaced_st);
-    vaced_st.rank = rank;
-    vaced_st.size = size;
-    if (resolve_target(spec, vaced_st.target_path, sizeof vaced_st.target_path)) {
+    memset(&vaced_sim_st, 0, sizeof vaced_sim_st);
+    vaced_clock_reset();
+    vaced_send_reset();
+    vaced_progress_reset();
+    vaced_sim_st.rank = rank;
+    vaced_sim_st.size = size;
+    if (resolve_target(spec, vaced_sim_st.target_path, sizeof vaced_sim_st.target_path)) {
         if (rank == 0)
             fprintf(stderr, "vaced: target '%s': no such file, and no %s.topo in $VACED_TOPO_DIR or %s\n",
                     spec, spec, VACED_TOPO_DIR);
         return refuse(rank);
     }
-    if (vaced_target_load(vaced_st.target_path, size, &vaced_st.target, err, sizeof err)) {
+    if (vaced_target_load(vaced_sim_st.target_path, size, &vaced_sim_st.target, err, sizeof err)) {
         if (rank == 0)
             fprintf(stderr, "vaced: %s\n", err);
         return refuse(rank);
     }
-    if (vaced_target_net_warmup(vaced_st.target) > 0 &&
-        !(vaced_st.sent_to = calloc((size_t)size, sizeof *vaced_st.sent_to))) {
+    if (vaced_target_net_warmup(vaced_sim_st.target) > 0 && vaced_send_count_connections(size)) {
         fprintf(stderr, "vaced: rank %d: out of memory for %d connections' message counts (net_warmup_messages)\n",
                 rank, size);
         return refuse(rank);
@@ -79,21 +85,18 @@ int vaced_sim_start(int rank, int size)
      * possible one only matters to a user who asked for another. */
     char why[256] = "";
     const char *request = getenv("VACED_CPUTIME");
-    vaced_st.cpu_source = vaced_cputime_init_cached(request, why, sizeof why, NULL);
+    vaced_sim_st.cpu_source = vaced_cputime_init_cached(request, why, sizeof why, NULL);
     if (why[0] && rank == 0 && request && *request)
         fprintf(stderr, "vaced: CPU time source %s: %s\n",
-                vaced_cputime_source_name(vaced_st.cpu_source), why);
+                vaced_cputime_source_name(vaced_sim_st.cpu_source), why);
     /* The overheads follow the canary where the target says how its
      * calibration's computation cooled it (VACED_CANARY=off: by the
      * computation's length alone, as without overhead_coldness). */
     const char *canary = getenv("VACED_CANARY");
-    if (vaced_target_has_coldness(vaced_st.target) && !(canary && !strcmp(canary, "off")))
-        vaced_canary_open(&vaced_st.canary);
-    vaced_waits_reset(&vaced_st.waits);
+    if (vaced_target_has_coldness(vaced_sim_st.target) && !(canary && !strcmp(canary, "off")))
+        vaced_clock_open_canary();
     vaced_trace_open(rank);     /* a trace it cannot write is reported, not fatal */
-    vaced_st.read_cost_ns = vaced_calibrate_read_cost();
-    vaced_st.tv = 0;                            /* E_start: tV = 0; t1 = cpu() */
-    vaced_st.t1_ns = vaced_cputime_ns();
+    vaced_clock_start();                        /* E_start: tV = 0; t1 = cpu() */
     vaced_running = 1;
     return 0;
 }
@@ -102,25 +105,25 @@ void vaced_sim_end(double out[VACED_SUMMARY_LEN])
 {
     if (vaced_running) {
         vaced_activity_begin();                 /* E_end: tV += t2 - t1 */
-        vaced_trace_close(vaced_st.rank);
+        vaced_trace_close(vaced_sim_st.rank);
         vaced_fire_deferred(INT64_MAX);         /* before connections close */
         vaced_running = 0;
-        vaced_st.ended = 1;
+        vaced_sim_st.ended = 1;
         vaced_bounds_activity_point();          /* "finalizing" to pending askers */
-        vaced_canary_close(&vaced_st.canary);
+        vaced_clock_close_canary();
     }
     struct vaced_rank_summary s = {
-        .rank = vaced_st.rank,
-        .total = vaced_time_to_s(vaced_st.tv),
-        .compute = vaced_time_to_s(vaced_st.compute),
+        .rank = vaced_sim_st.rank,
+        .total = vaced_time_to_s(vaced_clock_tv()),
+        .compute = vaced_time_to_s(vaced_clock_compute()),
     };
     s.communication = s.total - s.compute;
-    if (vaced_st.ended && quiet_level() == 0)
-        vaced_print_rank_line(stdout, &s, vaced_st.size);
+    if (vaced_sim_st.ended && quiet_level() == 0)
+        vaced_print_rank_line(stdout, &s, vaced_sim_st.size);
     out[0] = s.total;
     out[1] = s.compute;
     out[2] = s.communication;
-    out[3] = vaced_st.unmodelled;
+    out[3] = vaced_sim_st.unmodelled;
 }
 
 static const char *unmodelled_what(unsigned kind)
@@ -147,9 +150,9 @@ int vaced_report_job(const double *all, int size)
                      approx[0] ? ", " : "", unmodelled_what(kind));
     struct vaced_job_info job = {
         .approximate = approx,
-        .target = vaced_st.target ? vaced_target_name(vaced_st.target) : "?",
-        .target_path = vaced_st.target_path,
-        .cpu_source = vaced_cputime_source_name(vaced_st.cpu_source),
+        .target = vaced_sim_st.target ? vaced_target_name(vaced_sim_st.target) : "?",
+        .target_path = vaced_sim_st.target_path,
+        .cpu_source = vaced_cputime_source_name(vaced_sim_st.cpu_source),
         .ranks = size,
     };
     if (quiet_level() < 2)
@@ -164,34 +167,33 @@ int vaced_report_job(const double *all, int size)
 
 void vaced_unmodelled(enum vaced_unmodelled kind, const char *call)
 {
-    if (!vaced_running || (vaced_st.unmodelled & kind))
+    if (!vaced_running || (vaced_sim_st.unmodelled & kind))
         return;
-    vaced_st.unmodelled |= kind;
+    vaced_sim_st.unmodelled |= kind;
     if (kind == VACED_UNMODELLED_WILDCARD)      /* only this rank knows */
         fprintf(stderr, "vaced: warning: rank %d: %s: the senders not yet heard from wait "
                 "on other ranks, so the target's first message cannot be proven; it took the "
                 "earliest one present: the prediction is approximate\n",
-                vaced_st.rank, call);
-    else if (vaced_st.rank == 0)
+                vaced_sim_st.rank, call);
+    else if (vaced_sim_st.rank == 0)
         fprintf(stderr, "vaced: warning: %s uses %s, which the model does not time: "
                 "the prediction is approximate\n", call, unmodelled_what(kind));
 }
 
 uint64_t vaced_eager_threshold(void)
 {
-    return vaced_st.target ? vaced_target_eager_threshold(vaced_st.target) : 0;
+    return vaced_sim_st.target ? vaced_target_eager_threshold(vaced_sim_st.target) : 0;
 }
 
 void vaced_shutdown(void)
 {
     vaced_running = 0;
-    vaced_trace_close(vaced_st.rank);   /* a job that never reached vaced_sim_end */
+    vaced_trace_close(vaced_sim_st.rank);   /* a job that never reached vaced_sim_end */
     vaced_free_deferred();
     vaced_bounds_free();
-    vaced_target_free(vaced_st.target);
-    vaced_st.target = NULL;
-    free(vaced_st.sent_to);
-    vaced_st.sent_to = NULL;
-    vaced_turns_free(&vaced_st.recv_turns);
+    vaced_target_free(vaced_sim_st.target);
+    vaced_sim_st.target = NULL;
+    vaced_send_free();
+    vaced_recv_turns_free();
     vaced_cputime_fini();
 }

@@ -1,0 +1,51 @@
+/* The simulation (sim.c): this rank, the job's size, the target, and what
+ * the run has come to (ended, features the model does not time).  sim.c
+ * sets them at start and end; other modules read them through the inline
+ * readers below, on every message, so without a call.
+ * One instance per MPI process: MPICH's global lock serialises the hooks. */
+#ifndef VACED_SIM_H
+#define VACED_SIM_H
+
+#include "vaced.h"
+#include "target/target.h"
+#include "cputime/cputime.h"
+
+struct vaced_sim {
+    int rank, size;
+    int ended;                  /* E_end happened: tv is the prediction */
+    unsigned unmodelled;        /* enum vaced_unmodelled bits used so far */
+    struct vaced_target *target;
+    enum vaced_cpu_source cpu_source;
+    char target_path[512];
+};
+
+/* sim.c's own: outside sim/, only through the functions of this header. */
+extern struct vaced_sim vaced_sim_st;
+
+static inline int vaced_sim_rank(void)
+{
+    return vaced_sim_st.rank;
+}
+
+static inline int vaced_sim_size(void)
+{
+    return vaced_sim_st.size;
+}
+
+/* NULL before the simulation starts and after it is shut down. */
+static inline const struct vaced_target *vaced_sim_target(void)
+{
+    return vaced_sim_st.target;
+}
+
+static inline int vaced_sim_ended(void)
+{
+    return vaced_sim_st.ended;
+}
+
+static inline unsigned vaced_sim_unmodelled(void)
+{
+    return vaced_sim_st.unmodelled;
+}
+
+#endif
