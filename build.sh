@@ -166,8 +166,10 @@ build_vaced() {
     fi
     local libadd="\$(external_libs) \$(pmpi_convenience_libs) \$(mpi_convenience_libs) $lib -lm"
     MAKE_VARS=("lib_libmpi_la_LIBADD=$libadd")
+    # The patches update the generated Makefile.in as automake would (a
+    # new source file): the build must not try to regenerate it.
     configure_and_install vaced "$BUILD/vaced-src" "$obj" "$prefix" \
-        "MPICHLIB_CPPFLAGS=-I$ROOT/vaced/include"
+        "MPICHLIB_CPPFLAGS=-I$ROOT/vaced/include" --disable-maintainer-mode
     echo "$want" >"$prefix/.vaced-stamp"
     # Reports (e.g. the MPICH suite's) name the commit the install came from.
     git -C "$ROOT" describe --always --dirty >"$prefix/.vaced-commit" 2>/dev/null || echo '?' >"$prefix/.vaced-commit"

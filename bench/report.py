@@ -422,7 +422,7 @@ if b and b["n"]:
         va = sc.get(("scale", "vanilla")) or {}
         if slope is not None and slope < 0.5:
             line += (f" They do not grow with the rank: Hydra's proxy keeps its pipes to the ranks' stdout and "
-                     f"stderr close-on-exec (mpich-patches/0026). Vanilla MPICH's rank {n - 1} held "
+                     f"stderr close-on-exec (mpich-patches/0010). Vanilla MPICH's rank {n - 1} held "
                      f"{fmt(va.get('fdsl'), 0)}, {fmt(va.get('fds_sum'), 0)} in all: there every rank inherits the "
                      f"pipes of the ranks started before it, about P^2 descriptors a job, and fs.file-max "
                      f"({meta.get('file_max', '?')} here) stops one host near 1550 ranks. The proxy itself holds "

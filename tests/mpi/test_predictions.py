@@ -482,8 +482,9 @@ def test_window_turns(exe):
     MPI_Isend of 1 KiB each way and completes them by MPI_Waitall, by
     MPI_Wait on each, by MPI_Waitany or by MPI_Waitsome until none is left
     (o_s 10 us, o_r 40 us, as test_recv_turns): each meets 64 (o_s + o_r +
-    2 s/Bmem) within 1 %.  Before patch 0028 the last three took a quarter
-    of it (every message handled at its arrival); before 0029 MPI_Waitany
+    2 s/Bmem) within 1 %.  Without turns for every wait the last three
+    took a quarter of it (every message handled at its arrival); with
+    eager DATA charged at its post whoever read it, MPI_Waitany
     took 1.1-1.5 times it (a rank that fell behind posted its next
     window's receives after the peer's messages had come, each post
     charged o_r and the copy, and the two ranks' windows drifted apart)."""
@@ -570,7 +571,7 @@ def test_cpu_source_remembered(ring):
 
 def test_descriptors(fdc):
     """Hydra's proxy keeps each rank's output pipes close-on-exec (patch
-    0026), so a rank's descriptors do not grow with the ranks started
+    0010, Hydra), so a rank's descriptors do not grow with the ranks started
     before it.  The control: vanilla MPICH's launcher, the same program,
     where the last rank holds about two more per earlier rank."""
     p = 48
@@ -648,8 +649,8 @@ def test_test_reads(exe):
     the read costs the rank its CPU: tests/mpi/exchange.c overlap posts
     MPI_Isend and MPI_Irecv of 1 KiB each way, computes 100 us, calls
     MPI_Testall, computes 100 us more (o_s 10 us, o_r 100 us on paper-16):
-    each round is o_s + o_r + 2 s/Bmem beyond its computation.  Before
-    patch 0030 the read ran beside the computation, free, and the first
+    each round is o_s + o_r + 2 s/Bmem beyond its computation.  When
+    tests did not pay for the read, it ran beside the computation, free, and the first
     test found nothing: about 10 us."""
     s = 1024
     net = dict(PAPER, os=10e-6, **{"or": 100e-6})
