@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "check.h"
+#include "progress/peers.h"
 #include "clock/clock_test.h"
 #include "sim/sim_test.h"
 #include "progress/progress.h"
@@ -15,8 +16,6 @@
 
 static struct vaced_bound_pkt sent[64];
 static int sent_to_peer[64], nsent;
-static uint32_t sent_count[16], recv_count[16];
-static int owed[16];
 
 static void fake_send(int peer, const struct vaced_bound_pkt *p)
 {
@@ -26,14 +25,14 @@ static void fake_send(int peer, const struct vaced_bound_pkt *p)
     }
 }
 
-static uint32_t fake_count(int peer, int sent_dir)
+/* Counts on this rank's connections, as its packets would leave them. */
+static void packets(int peer, int sent, int n)
 {
-    return sent_dir ? sent_count[peer] : recv_count[peer];
-}
-
-static int fake_owes(int peer)
-{
-    return owed[peer];
+    for (int i = 0; i < n; i++)
+        if (sent)
+            vaced_peers_sent(peer, VACED_PKT_EAGER);
+        else
+            vaced_peers_received(peer, VACED_PKT_EAGER);
 }
 
 static void reply(int from, int seq, int state, int rank, int about, uint32_t recv_from,
@@ -75,9 +74,9 @@ static void test_direct(void)
     reply(3, seq, VACED_PEER_BLOCKED, 0, -1, 0, 0, US(1));
     CHECK_EQ_I64(vaced_wildcard_check(ta, 4, peers, flags), VACED_WILD_SAFE);
     /* ... unless we owe it a protocol message */
-    owed[3] = 1;
+    vaced_peers_parked(3, 1);
     CHECK_EQ_I64(vaced_wildcard_check(ta, 4, peers, flags), VACED_WILD_UNPROVABLE);
-    owed[3] = 0;
+    vaced_peers_parked(3, -1);
 
     /* next decision: bounds persist, blocked states do not */
     nsent = 0;
@@ -163,8 +162,8 @@ static void test_answerer(void)
     q.seq = 12;
     q.rank = 2;
     q.t = US(500);
-    sent_count[2] = 42;
-    recv_count[7] = 3;
+    packets(2, 1, 42);
+    packets(7, 0, 3);
     vaced_bound_received(7, &q);
     CHECK_EQ_I64(nsent, 0);
     CHECK(vaced_bounds_pending());
@@ -175,7 +174,7 @@ static void test_answerer(void)
     CHECK(sent[0].state == VACED_PEER_BLOCKED && sent[0].rank == 7 && sent[0].seq == 12 &&
           sent[0].about == 2 && sent[0].sent_to == 42 && sent[0].recv_from == 3);
     /* a packet from 7 arrived, still blocked: said again */
-    recv_count[7] = 4;
+    packets(7, 0, 1);
     vaced_bounds_blocked(7);
     CHECK(nsent == 2 && sent[1].recv_from == 4);
     /* now blocked on several */
@@ -293,7 +292,8 @@ int main(int argc, char **argv)
     vaced_sim_test_set_size(16);
     vaced_sim_test_set_rank(0);
     vaced_running = 1;
-    vaced_bounds_transport(fake_send, fake_count, fake_owes);
+    vaced_bounds_transport(fake_send);
+    vaced_peers_init(16);
     test_direct();
     test_chains();
     test_two_needs();
@@ -302,5 +302,6 @@ int main(int argc, char **argv)
     test_lead();
     vaced_bounds_free();
     vaced_target_free(t);
+    vaced_peers_free();
     return CHECK_REPORT();
 }

@@ -301,8 +301,8 @@ static void test_early_queue(struct vaced_target *t)
     CHECK(!vaced_early(US(90)));
 
     fired = 0;
-    vaced_defer(US(200), fire_note, NULL);     /* parked at tV = 100 */
-    vaced_defer(US(180), fire_note, NULL);
+    vaced_defer(1, US(200), fire_note, NULL);     /* parked at tV = 100 */
+    vaced_defer(1, US(180), fire_note, NULL);
     vaced_clock_set(US(150));
     vaced_poll();                              /* a test at 150: nothing due */
     CHECK_EQ_I64(fired, 0);
@@ -326,8 +326,8 @@ static void test_early_queue(struct vaced_target *t)
     /* a blocking wait sends everything parked when it starts: what arrives
      * later is answered on arrival, inside the wait */
     fired = 0;
-    vaced_defer(US(300), fire_note, NULL);
-    vaced_defer(US(265), fire_note, NULL);
+    vaced_defer(1, US(300), fire_note, NULL);
+    vaced_defer(1, US(265), fire_note, NULL);
     vaced_clock_set(US(280));
     vaced_wait_begin();
     CHECK_EQ_I64(fired, 2);
@@ -339,7 +339,7 @@ static void test_early_queue(struct vaced_target *t)
     /* parked at a post: never answered before the post */
     fired = 0;
     vaced_clock_set(US(500));
-    vaced_defer(US(290), fire_note, NULL);
+    vaced_defer(1, US(290), fire_note, NULL);
     vaced_clock_set(US(510));
     vaced_wait_begin();
     vaced_wait_end();

@@ -94,34 +94,46 @@ double vaced_wtick(void);
 
 /* --- Messages (eqs. 3 and 4) ------------------------------------------- */
 
-/* What a protocol message carries: vaced_send_stamp's `is_data`. */
-enum vaced_data_kind {
-    VACED_NOT_DATA = 0,         /* REQ, ACK: a handshake */
-    VACED_DATA_EAGER = 1,       /* eager (or self) DATA */
-    VACED_DATA_RNDV = 2,        /* rendezvous DATA: may keep both CPUs busy (bcpu) */
+/* A protocol packet as the model sees it.  MPICH maps its packet types to
+ * these; what each means (what it stamps, what it opens or closes with its
+ * peer) is decided here. */
+enum vaced_pkt_kind {
+    VACED_PKT_EAGER,            /* eager, eager-short or ready-send DATA */
+    VACED_PKT_EAGER_SYNC,       /* eager DATA of a synchronous send: awaits an ACK */
+    VACED_PKT_SYNC_ACK,         /* the ACK of a synchronous send */
+    VACED_PKT_RTS,              /* rendezvous REQ */
+    VACED_PKT_CTS,              /* rendezvous ACK */
+    VACED_PKT_RNDV_DATA,        /* rendezvous DATA: may keep both CPUs busy (bcpu) */
+    VACED_PKT_SELF,             /* a send to this rank itself: no packet, stamped as eager DATA */
+    VACED_PKT_BOUND,            /* a wildcard bound packet: neither timed nor counted */
+    VACED_PKT_OTHER             /* not timed: connection management, RMA, cancel */
 };
 
-/* Stamps an outgoing protocol message of `bytes` payload bytes to
- * comm-world rank `dest` and returns its target arrival time ta(m).
+/* This rank sends a packet of `kind` with `bytes` of payload to world rank
+ * `peer` (-1: a process outside the job's world, not timed).  Returns the
+ * target arrival time ta(m) to carry in the packet, or VACED_TIME_UNSET
+ * for a packet the model does not time; *tr gets, for DATA, when the copy
+ * into the send buffer ends (the send request's completion), else
+ * VACED_TIME_UNSET.
  * The send time is the time of the message being handled, when the send is
- * a response made inside a handler (vaced_handle_begin), else tV.  A DATA
- * message (is_data) outside a handler advances tV by the copy s/Bmem.
- * Rendezvous DATA to a rank on the same node, when the target sets bcpu,
- * leaves once this rank's CPU is done with the same-node data it moves
- * already, and keeps it busy for s/Bcpu.  DATA to another node, when the
- * target sets injection_queue, goes on the wire once this rank's earlier
- * such messages have left it.
- * *tr (if not NULL) receives tr(m) = ts + s/Bmem. */
-vaced_time_t vaced_send_stamp(int dest, uint64_t bytes, int is_data, vaced_time_t *tr);
+ * a response made inside a handler (vaced_handle_begin), else tV.  DATA
+ * outside a handler advances tV by the copy s/Bmem.  DATA to a rank on the
+ * same node, when the target sets bcpu, leaves once this rank's CPU is done
+ * with the same-node data it moves already, and keeps it busy for s/Bcpu.
+ * DATA to another node, when the target sets injection_queue, goes on the
+ * wire once this rank's earlier such messages have left it. */
+vaced_time_t vaced_packet_sent(int peer, enum vaced_pkt_kind kind, uint64_t bytes,
+                               vaced_time_t *tr);
 
-/* Rendezvous DATA from comm-world rank `src`, stamped ta, reaches this
- * rank's progress engine (call once per message, before handling it).
- * When the target sets bcpu and src is on this node, receiving it keeps
- * this rank's CPU busy for s/Bcpu from when it was sent, or from when the
- * CPU is done with the same-node data it moves already; returns the
- * arrival delayed so that the receive completes no earlier than that.
- * Otherwise returns ta. */
-vaced_time_t vaced_rndv_data_arrival(int src, uint64_t bytes, vaced_time_t ta);
+/* This rank's progress engine is about to handle a packet of `kind` from
+ * `peer` that carries *ta (NULL: carries none).  Begins its handling
+ * (vaced_handle_begin) and returns the target time it is handled.
+ * Rendezvous DATA from a rank on this node, when the target sets bcpu,
+ * keeps this rank's CPU busy for s/Bcpu from when it was sent, or from when
+ * the CPU is done with the same-node data it moves already: *ta is delayed
+ * so that the receive completes no earlier.  End with vaced_handle_end(). */
+vaced_time_t vaced_packet_received(int peer, enum vaced_pkt_kind kind, uint64_t bytes,
+                                   vaced_time_t *ta);
 
 /* s/Bmem on the target. */
 vaced_time_t vaced_copy_time(uint64_t bytes);
@@ -136,20 +148,18 @@ vaced_time_t vaced_handle_begin(vaced_time_t ta);
 void vaced_handle_end(void);
 
 /* A receive post answers a message that was already in the unexpected
- * queue (eager-sync ACK, rendezvous CTS): responses leave at max(tV, ta),
- * since the target cannot answer a message before it arrives.  Inside a
- * handling context (vaced_handle_begin: a collective schedule's next
- * round), its time stands for tV, and the context resumes at
- * vaced_respond_end().  Begins a communication activity;
- * vaced_respond_end() may be called even when no vaced_respond_begin()
- * was. */
-void vaced_respond_begin(vaced_time_t ta);
-void vaced_respond_end(void);
-/* The same for a receive posted earlier, at target time `post`, that the
- * host matches only now (a wildcard held until its message was proven the
- * target's first): it answers at `post` a message that had arrived by then,
- * else at the progress point that handles the arrival. */
+ * queue (eager-sync ACK, rendezvous CTS): responses leave at max(post, ta),
+ * since the target cannot answer a message before it arrives.  `post` is
+ * when the receive was posted, for one the host matches only later (a
+ * wildcard held until its message was proven the target's first), else
+ * VACED_TIME_UNSET: now (tV, or inside a handling context, as a collective
+ * schedule's next round, that context's time; the context resumes at
+ * vaced_respond_end()).  A message that arrives after the post is answered
+ * at the progress point that handles it.  Begins a communication
+ * activity; vaced_respond_end() may be called even when no
+ * vaced_respond_begin_at() was. */
 void vaced_respond_begin_at(vaced_time_t ta, vaced_time_t post);
+void vaced_respond_end(void);
 
 /* Completion time of a receive whose DATA (bytes) arrives at `ta`:
  * the handling time of `ta` plus the copy to the user buffer. */
@@ -163,13 +173,11 @@ vaced_time_t vaced_recv_done(vaced_time_t ta, uint64_t bytes);
 vaced_time_t vaced_recv_visible(vaced_time_t ta, uint64_t bytes);
 
 /* DATA found in the unexpected queue when its receive is posted (ADR):
- * if it has arrived on the target by tV, the copy happens now and advances
- * tV; returns the completion time, or VACED_TIME_UNSET when it arrives
- * later and the receive completes in a later wait. */
-vaced_time_t vaced_recv_found(vaced_time_t ta, uint64_t bytes);
-/* The same for a receive posted at `post` and matched later: the copy of
- * DATA that had arrived by `post` ended the post on the target; tV, which
- * has moved on, is not charged again. */
+ * if it has arrived on the target by the post (`post`, or VACED_TIME_UNSET:
+ * now), the copy ends the post and, for a post now, advances tV (a
+ * receive posted earlier and matched later does not charge tV, which has
+ * moved on, again); returns the completion time, or VACED_TIME_UNSET when
+ * it arrives later and the receive completes in a later wait. */
 vaced_time_t vaced_recv_found_at(vaced_time_t ta, uint64_t bytes, vaced_time_t post);
 /* The same for eager DATA from another rank (post UNSET: now).  MPICH
  * reads a socket only in progress calls, so the post finds the DATA only
@@ -194,12 +202,13 @@ int vaced_unseen(vaced_time_t ta);
  * probe (not a blocking wait) whose time is before ta. */
 int vaced_early(vaced_time_t ta);
 
-/* Parks the response to a message arriving on the target at `due`: it is
+/* Parks the response for world rank `peer` to a message arriving on the
+ * target at `due` (the wildcard bounds count it as owed to peer): it is
  * sent at this rank's first progress point at or after `due`, never before
  * now.  A blocking wait sends every parked response when it starts (at
  * `due` if that is later than the wait's start), so a rank can never wait
  * for a response it holds. */
-void vaced_defer(vaced_time_t due, vaced_fire_fn fire, void *arg);
+void vaced_defer(int peer, vaced_time_t due, vaced_fire_fn fire, void *arg);
 
 /* A non-blocking progress point (MPI_Test*, MPI_Iprobe, MPI_Improbe) at
  * tV: recorded in the wait history, and parked responses due by now are
@@ -228,9 +237,6 @@ vaced_time_t vaced_wait_complete_recv(vaced_time_t ta, uint64_t bytes);
  * receiving CPU's last turn). */
 void vaced_wait_end(void);
 
-/* A request found complete without a wait (e.g. MPI_Wait on a completed
- * request): tV becomes at least `done`. */
-void vaced_complete_now(vaced_time_t done);
 
 
 /* --- Wildcard receives: peers' clock lower bounds (wildcard_bounds.c) --
@@ -238,8 +244,9 @@ void vaced_complete_now(vaced_time_t done);
  * only once no other sender can still produce an earlier target arrival.
  * Ranks answer requests for a lower bound on the target arrival of their
  * future messages (clock plus latency: clocks only grow), or say what they
- * are blocked waiting for; the MPI layer carries the packets, counts the
- * protocol packets exchanged with each peer and knows what it owes them. */
+ * are blocked waiting for, with the protocol packets exchanged with each
+ * peer (vaced_packet_sent, vaced_packet_received); the MPI layer carries
+ * the bound packets. */
 enum vaced_bound_msg { VACED_BOUND_REQUEST, VACED_BOUND_REPORT };
 enum vaced_peer_state {
     VACED_PEER_RUNNING,         /* t: bound on its future messages' arrival */
@@ -258,9 +265,7 @@ struct vaced_bound_pkt {
     vaced_time_t t;             /* request: bound needed; report: the bound */
 };
 typedef void (*vaced_bound_send_fn)(int peer, const struct vaced_bound_pkt *p);
-typedef uint32_t (*vaced_count_fn)(int peer, int sent);  /* packets sent to / received from */
-typedef int (*vaced_owes_fn)(int peer);  /* this rank owes peer a protocol message */
-void vaced_bounds_transport(vaced_bound_send_fn send, vaced_count_fn count, vaced_owes_fn owes);
+void vaced_bounds_transport(vaced_bound_send_fn send);
 void vaced_bound_received(int peer, const struct vaced_bound_pkt *p);
 /* Requests are waiting for an answer this rank could not give yet. */
 int vaced_bounds_pending(void);
@@ -268,6 +273,12 @@ int vaced_bounds_pending(void);
  * `only_on` (>= 0), for messages from several ranks or ANY_SOURCE (-2), or
  * it is not blocked (-1: it progresses without receiving). */
 void vaced_bounds_blocked(int only_on);
+/* What this rank, about to block, waits on: `only` from its posted
+ * receives and probes (a world rank, or -1: none), with the peers of its
+ * open handshakes (an RTS, an eager-sync send, a CTS awaiting their
+ * answer).  Returns the one world rank, or -2: several, or a response is
+ * parked, or nothing known. */
+int vaced_blocked_on(int only);
 
 /* flags[i] for vaced_wildcard_check: peers[i]'s next matching message is on
  * the host, or it is closing. */

@@ -8,6 +8,7 @@
 #include "progress/progress.h"
 #include "network/overhead.h"
 #include "network/send.h"
+#include "progress/peers.h"
 
 static struct {
     vaced_time_t cpu_free;      /* when this CPU is done moving same-node data (bcpu) */
@@ -56,6 +57,36 @@ static vaced_time_t warmup_time(int dest, uint64_t bytes)
     vaced_time_t extra = vaced_target_warmup_time(t, vaced_sim_rank(), dest, st.sent_to[dest], bytes);
     st.sent_to[dest]++;
     return extra;
+}
+
+vaced_time_t vaced_packet_sent(int peer, enum vaced_pkt_kind kind, uint64_t bytes,
+                               vaced_time_t *tr)
+{
+    vaced_time_t ta = VACED_TIME_UNSET;
+    if (tr)
+        *tr = VACED_TIME_UNSET;
+    if (!vaced_running)
+        return ta;
+    vaced_peers_sent(peer, kind);
+    switch (kind) {
+    case VACED_PKT_EAGER:
+    case VACED_PKT_EAGER_SYNC:
+    case VACED_PKT_SELF:
+    case VACED_PKT_RNDV_DATA:       /* DATA: its copy ends the send request */
+        if (peer >= 0)
+            ta = vaced_send_stamp(peer, bytes, 1, tr);
+        break;
+    case VACED_PKT_RTS:
+    case VACED_PKT_CTS:
+    case VACED_PKT_SYNC_ACK:        /* handshakes */
+        if (peer >= 0)
+            ta = vaced_send_stamp(peer, bytes, 0, NULL);
+        break;
+    case VACED_PKT_BOUND:
+    case VACED_PKT_OTHER:
+        break;
+    }
+    return ta;
 }
 
 vaced_time_t vaced_send_stamp(int dest, uint64_t bytes, int is_data, vaced_time_t *tr)

@@ -23,4 +23,9 @@ vaced_time_t vaced_cpu_free_at(void);
  * is done. */
 vaced_time_t vaced_cpu_occupy(vaced_time_t start, vaced_time_t busy, vaced_time_t wake);
 
+/* The stamp of a protocol message of `bytes` payload bytes to world rank
+ * `dest`, DATA (is_data) or a handshake, as vaced_packet_sent describes;
+ * *tr (if not NULL) gets tr(m) = ts + s/Bmem. */
+vaced_time_t vaced_send_stamp(int dest, uint64_t bytes, int is_data, vaced_time_t *tr);
+
 #endif

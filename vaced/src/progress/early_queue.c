@@ -4,6 +4,7 @@
 #include "network/overhead.h"
 #include "progress/early_queue.h"
 #include "progress/progress.h"
+#include "progress/peers.h"
 
 static struct vaced_early_queue early;
 
@@ -37,7 +38,7 @@ int vaced_early(vaced_time_t ta)
         ta > vaced_clock_tv();
 }
 
-void vaced_defer(vaced_time_t due, vaced_fire_fn fire, void *arg)
+void vaced_defer(int peer, vaced_time_t due, vaced_fire_fn fire, void *arg)
 {
     struct vaced_early_queue *q = &early;
     if (q->count == q->cap) {
@@ -53,7 +54,8 @@ void vaced_defer(vaced_time_t due, vaced_fire_fn fire, void *arg)
     unsigned i = q->count++;
     for (; i > 0 && q->items[i - 1].due > due; i--)    /* keep due order */
         q->items[i] = q->items[i - 1];
-    q->items[i] = (struct vaced_deferred){ due, vaced_clock_tv(), fire, arg };
+    q->items[i] = (struct vaced_deferred){ due, vaced_clock_tv(), peer, fire, arg };
+    vaced_peers_parked(peer, 1);
 }
 
 int vaced_fire_deferred(vaced_time_t limit)
@@ -72,6 +74,7 @@ int vaced_fire_deferred(vaced_time_t limit)
         w->handling = 1;
         w->handle_ts = vaced_time_max(d.not_before, vaced_handle_time(cur, d.due, 0)) +
             vaced_recv_overhead();
+        vaced_peers_parked(d.peer, -1);
         d.fire(d.arg);
         w->handling = handling;
         w->handle_ts = handle_ts;

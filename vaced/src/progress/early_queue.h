@@ -10,6 +10,7 @@
 struct vaced_deferred {
     vaced_time_t due;           /* target arrival of the message answered */
     vaced_time_t not_before;    /* tV when it was parked */
+    int peer;                   /* the world rank it answers (peers.c counts it) */
     vaced_fire_fn fire;
     void *arg;
 };

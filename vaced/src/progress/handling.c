@@ -4,6 +4,7 @@
 #include "network/overhead.h"
 #include "network/send.h"
 #include "progress/progress.h"
+#include "progress/peers.h"
 
 vaced_time_t vaced_handle_time(vaced_time_t cur, vaced_time_t ta, vaced_time_t work)
 {
@@ -25,7 +26,9 @@ vaced_time_t vaced_handle_time_by(vaced_time_t cur, vaced_time_t ta, vaced_time_
     return h;
 }
 
-vaced_time_t vaced_rndv_data_arrival(int src, uint64_t bytes, vaced_time_t ta)
+/* Rendezvous DATA from `src` on this node keeps this CPU busy (bcpu):
+ * its arrival, delayed so that the receive completes no earlier. */
+static vaced_time_t rndv_data_arrival(int src, uint64_t bytes, vaced_time_t ta)
 {
     if (!vaced_running || ta == VACED_TIME_UNSET)
         return ta;
@@ -54,6 +57,17 @@ vaced_time_t vaced_rndv_data_arrival(int src, uint64_t bytes, vaced_time_t ta)
         w->active_from = first_byte;
     }
     return done;
+}
+
+vaced_time_t vaced_packet_received(int peer, enum vaced_pkt_kind kind, uint64_t bytes,
+                                   vaced_time_t *ta)
+{
+    if (!vaced_running)
+        return ta ? *ta : VACED_TIME_UNSET;
+    vaced_peers_received(peer, kind);
+    if (kind == VACED_PKT_RNDV_DATA && ta && peer >= 0)
+        *ta = rndv_data_arrival(peer, bytes, *ta);
+    return vaced_handle_begin(ta ? *ta : VACED_TIME_UNSET);
 }
 
 vaced_time_t vaced_handle_begin(vaced_time_t ta)

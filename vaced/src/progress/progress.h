@@ -84,4 +84,11 @@ vaced_time_t vaced_handle_time_by(vaced_time_t cur, vaced_time_t ta, vaced_time_
 /* Empties the early queue without releasing its memory (vaced_progress_reset). */
 void vaced_early_reset(void);
 
+/* Internal forms of the receive-side events (vaced.h): a response at a
+ * receive post now; DATA found at a post now; a completion reported
+ * outside a wait (tV becomes at least `done`). */
+void vaced_respond_begin(vaced_time_t ta);
+vaced_time_t vaced_recv_found(vaced_time_t ta, uint64_t bytes);
+void vaced_complete_now(vaced_time_t done);
+
 #endif

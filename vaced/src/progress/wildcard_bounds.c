@@ -32,12 +32,11 @@
 #include "clock/clock.h"
 #include "sim/sim.h"
 #include "progress/progress.h"
+#include "progress/peers.h"
 
 enum { MAX_CHAIN = 8 };
 
 static vaced_bound_send_fn transport;
-static vaced_count_fn packets;
-static vaced_owes_fn owes;
 
 /* Asker side, per peer. */
 struct peer_view {
@@ -89,11 +88,9 @@ static int ensure_arrays(void)
     return 1;
 }
 
-void vaced_bounds_transport(vaced_bound_send_fn send, vaced_count_fn count, vaced_owes_fn owe)
+void vaced_bounds_transport(vaced_bound_send_fn send)
 {
     transport = send;
-    packets = count;
-    owes = owe;
 }
 
 static vaced_time_t latency(int from, int to)
@@ -116,10 +113,10 @@ static void report(struct pending *p, int state, int waits_on)
         .msg = VACED_BOUND_REPORT, .seq = p->seq, .state = state, .rank = waits_on,
         .about = p->about, .t = state == VACED_PEER_FINALIZING ? INT64_MAX : own_bound(p->peer),
     };
-    if (packets && waits_on >= 0)
-        r.recv_from = packets(waits_on, 0);
-    if (packets && p->about >= 0)
-        r.sent_to = packets(p->about, 1);
+    if (waits_on >= 0)
+        r.recv_from = vaced_peers_count(waits_on, 0);
+    if (p->about >= 0)
+        r.sent_to = vaced_peers_count(p->about, 1);
     if (p->have_sent && state == VACED_PEER_BLOCKED && p->sent.state == state &&
         p->sent.rank == r.rank && p->sent.recv_from == r.recv_from && p->sent.sent_to == r.sent_to)
         return;                         /* nothing new to say */
@@ -286,7 +283,7 @@ static enum verdict decided(int x, int succ, vaced_time_t deadline, int depth, i
         return WAIT;
     int w = r->rank;
     if (w == me)
-        return owes && owes(x) ? NO : YES;
+        return vaced_peers_owes(x) ? NO : YES;
     if (w < 0 || w >= nsize || depth + 1 >= MAX_CHAIN)
         return NO;
     chain[depth] = x;

@@ -10,6 +10,7 @@
 #include "report/trace.h"
 #include "report/report.h"
 #include "progress/progress.h"
+#include "progress/peers.h"
 
 struct vaced_sim vaced_sim_st;
 
@@ -74,6 +75,10 @@ int vaced_sim_start(int rank, int size)
     if (vaced_target_load(vaced_sim_st.target_path, size, &vaced_sim_st.target, err, sizeof err)) {
         if (rank == 0)
             fprintf(stderr, "vaced: %s\n", err);
+        return refuse(rank);
+    }
+    if (vaced_peers_init(size)) {
+        fprintf(stderr, "vaced: rank %d: out of memory for %d peers' protocol state\n", rank, size);
         return refuse(rank);
     }
     if (vaced_target_net_warmup(vaced_sim_st.target) > 0 && vaced_send_count_connections(size)) {
@@ -194,6 +199,7 @@ void vaced_shutdown(void)
     vaced_target_free(vaced_sim_st.target);
     vaced_sim_st.target = NULL;
     vaced_send_free();
+    vaced_peers_free();
     vaced_recv_turns_free();
     vaced_cputime_fini();
 }
