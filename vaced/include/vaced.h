@@ -135,9 +135,6 @@ vaced_time_t vaced_packet_sent(int peer, enum vaced_pkt_kind kind, uint64_t byte
 vaced_time_t vaced_packet_received(int peer, enum vaced_pkt_kind kind, uint64_t bytes,
                                    vaced_time_t *ta);
 
-/* s/Bmem on the target. */
-vaced_time_t vaced_copy_time(uint64_t bytes);
-
 /* --- Handling received messages (Algorithm 3) -------------------------- */
 
 /* A message that arrives on the target at `ta` is being handled now; returns
@@ -147,60 +144,87 @@ vaced_time_t vaced_copy_time(uint64_t bytes);
 vaced_time_t vaced_handle_begin(vaced_time_t ta);
 void vaced_handle_end(void);
 
-/* A receive post answers a message that was already in the unexpected
- * queue (eager-sync ACK, rendezvous CTS): responses leave at max(post, ta),
- * since the target cannot answer a message before it arrives.  `post` is
- * when the receive was posted, for one the host matches only later (a
- * wildcard held until its message was proven the target's first), else
- * VACED_TIME_UNSET: now (tV, or inside a handling context, as a collective
- * schedule's next round, that context's time; the context resumes at
- * vaced_respond_end()).  A message that arrives after the post is answered
- * at the progress point that handles it.  Begins a communication
- * activity; vaced_respond_end() may be called even when no
- * vaced_respond_begin_at() was. */
-void vaced_respond_begin_at(vaced_time_t ta, vaced_time_t post);
+/* Ends the response context a receive post began (vaced_msg_found); may
+ * be called when none was begun. */
 void vaced_respond_end(void);
 
-/* Completion time of a receive whose DATA (bytes) arrives at `ta`:
- * the handling time of `ta` plus the copy to the user buffer. */
-vaced_time_t vaced_recv_done(vaced_time_t ta, uint64_t bytes);
+/* --- A message's record -----------------------------------------------
+ * One per MPICH request, embedded in it and owned by vaced/: MPICH never
+ * reads or writes its fields; it reports the request's events and asks.
+ * A send completes on the target when its DATA's copy ends or its ACK is
+ * handled (vaced_msg_complete_by).  A receive is posted (vaced_msg_posted),
+ * its packet arrives (vaced_msg_arrived) or was there before the post
+ * (vaced_msg_found), the waits and tests ask when the target completes it
+ * (vaced_msg_done, vaced_msg_complete_now), and one wait reports it
+ * (vaced_msg_report), which keeps the answer.  `bytes` is the receive's
+ * payload where an answer needs it. */
+struct vaced_msg {
+    vaced_time_t ta;            /* arrival of what it receives: its RTS, then its DATA */
+    vaced_time_t done;          /* completion on the target, once known */
+    vaced_time_t posted;        /* when the receive was posted */
+    int data_in;                /* its rendezvous DATA has arrived */
+};
 
-/* When a test finds that receive complete: vaced_recv_done's time, or,
- * when a poll handles the DATA (a test or probe, this one or an earlier
- * one: the CPU was the program's), the handling's start, the work (recv
- * overhead and copy) going to the rank's clock when the completion is
- * reported (vaced_wait_complete_recv). */
-vaced_time_t vaced_recv_visible(vaced_time_t ta, uint64_t bytes);
-
-/* DATA found in the unexpected queue when its receive is posted (ADR):
- * if it has arrived on the target by the post (`post`, or VACED_TIME_UNSET:
- * now), the copy ends the post and, for a post now, advances tV (a
- * receive posted earlier and matched later does not charge tV, which has
- * moved on, again); returns the completion time, or VACED_TIME_UNSET when
- * it arrives later and the receive completes in a later wait. */
-vaced_time_t vaced_recv_found_at(vaced_time_t ta, uint64_t bytes, vaced_time_t post);
-/* The same for eager DATA from another rank (post UNSET: now).  MPICH
- * reads a socket only in progress calls, so the post finds the DATA only
- * if a progress point before it could handle its arrival; if none could
- * (it came while the rank computed), VACED_TIME_UNSET: the next progress
- * point reads it, in turn with the others it handles. */
-vaced_time_t vaced_recv_found_read(vaced_time_t ta, uint64_t bytes, vaced_time_t post);
+/* A request is created: nothing known. */
+void vaced_msg_init(struct vaced_msg *m);
+/* The operation completes on the target no earlier than t (a send's DATA
+ * copied, its ACK handled; a collective's last operation). */
+void vaced_msg_complete_by(struct vaced_msg *m, vaced_time_t t);
+/* A packet of `kind` for this receive arrives on the target at ta (the
+ * handler copies its stamp): rendezvous DATA is in; a send to self is
+ * copied at its arrival. */
+void vaced_msg_arrived(struct vaced_msg *m, enum vaced_pkt_kind kind, vaced_time_t ta,
+                       uint64_t bytes);
+/* The receive is posted now (a receive matched later answers as of its
+ * post). */
+void vaced_msg_posted(struct vaced_msg *m);
+/* The posted receive `recv` is given the message whose record is `msg`
+ * (a held wildcard bound to its proven first). */
+void vaced_msg_bind(struct vaced_msg *recv, const struct vaced_msg *msg);
+/* The receive found its message, of `kind` (EAGER, SELF, or RTS for a
+ * rendezvous), in the unexpected queue at its post: responses it sends
+ * (eager-sync ACK, rendezvous CTS) leave at max(post, arrival), within a
+ * response context that vaced_respond_end() closes.  Eager DATA that a
+ * progress point read before the post (complete on the host) is copied
+ * then; DATA that came while the rank computed is handled by the next
+ * wait, and a blocking receive (no wait follows) waits for it now. */
+void vaced_msg_found(struct vaced_msg *m, enum vaced_pkt_kind kind, int complete,
+                     uint64_t bytes, int blocking);
+/* When the target completes it: for a received message not yet reported,
+ * the handling of its arrival plus the receive overhead and the copy. */
+vaced_time_t vaced_msg_done(const struct vaced_msg *m, uint64_t bytes);
+/* Complete on the target by now, given complete on the host: what MPI_Test
+ * and its kin report.  DATA a test reads (or a poll before it did) is
+ * complete as the test returns, its work charged when it is reported. */
+int vaced_msg_complete_now(const struct vaced_msg *m, uint64_t bytes);
+/* A wait (or, outside one, a completion on its own) reports it, once:
+ * received DATA takes its turn on the receiving CPU among the messages the
+ * wait handles, and its completion time is kept. */
+void vaced_msg_report(struct vaced_msg *m, uint64_t bytes);
+/* What the matching rules read: the arrival of what it receives, when it
+ * was posted (VACED_TIME_UNSET: not a posted receive), whether its
+ * rendezvous DATA is in. */
+vaced_time_t vaced_msg_arrival(const struct vaced_msg *m);
+vaced_time_t vaced_msg_post_time(const struct vaced_msg *m);
+int vaced_msg_data_in(const struct vaced_msg *m);
+/* A blocking probe found a message arriving at ta: it ends once the
+ * message is handled. */
+void vaced_probe_found(vaced_time_t ta);
 
 /* --- The early queue ---------------------------------------------------- */
+
+/* Whether the response to a message arriving on the target at `ta` is to
+ * be parked (vaced_defer) rather than sent now.  At a receive post
+ * (at_post): when no progress point of this rank has seen the message yet,
+ * so the target still holds it in its message buffer and the post does
+ * not find it.  From a packet handler: when the message reaches the target
+ * only after this rank's current progress point, a test or probe (not a
+ * blocking wait) whose time is before ta. */
+int vaced_parks(vaced_time_t ta, int at_post);
 
 /* Sends a parked response; called inside a handling context whose send
  * time is when the target answers. */
 typedef void (*vaced_fire_fn)(void *arg);
-
-/* True when a message arriving on the target at `ta` has not been seen by
- * any progress point of this rank so far: the target still holds it in its
- * message buffer, so a receive posted now does not find it. */
-int vaced_unseen(vaced_time_t ta);
-
-/* True when a message arriving at `ta`, handled now by the host, reaches
- * the target only after this rank's current progress point: a test or
- * probe (not a blocking wait) whose time is before ta. */
-int vaced_early(vaced_time_t ta);
 
 /* Parks the response for world rank `peer` to a message arriving on the
  * target at `due` (the wildcard bounds count it as owed to peer): it is
@@ -221,18 +245,6 @@ void vaced_poll(void);
 void vaced_wait_begin(void);
 /* One awaited communication completes at target time `done`. */
 void vaced_wait_complete(vaced_time_t done);
-/* One awaited receive of eager DATA (bytes) arriving at `ta` completes:
- * at vaced_recv_done's time or, when the wait handles other messages too,
- * after its turn on the receiving CPU (recv_overhead and copy, in the
- * order of handling).  Once per receive and wait.  Returns a completion
- * time for the caller to keep: once the wait is over, vaced_recv_done
- * cannot tell which messages took its turns (a past wait takes a message
- * only where its CPU was free, see vaced_waits_handle_time).  Outside a
- * wait (a receive found complete on the host, reported without one) it
- * is a wait of its own when it completes after tV, its turn in history;
- * DATA a poll read (this test, or a test or probe before it) costs the
- * rank its work now, outside a wait or at the wait's start. */
-vaced_time_t vaced_wait_complete_recv(vaced_time_t ta, uint64_t bytes);
 /* The wait ends at max(AWTstart, latest completion, the end of the
  * receiving CPU's last turn). */
 void vaced_wait_end(void);

@@ -28,4 +28,7 @@ vaced_time_t vaced_cpu_occupy(vaced_time_t start, vaced_time_t busy, vaced_time_
  * *tr (if not NULL) gets tr(m) = ts + s/Bmem. */
 vaced_time_t vaced_send_stamp(int dest, uint64_t bytes, int is_data, vaced_time_t *tr);
 
+/* s/Bmem on the target. */
+vaced_time_t vaced_copy_time(uint64_t bytes);
+
 #endif

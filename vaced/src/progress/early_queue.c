@@ -38,6 +38,11 @@ int vaced_early(vaced_time_t ta)
         ta > vaced_clock_tv();
 }
 
+int vaced_parks(vaced_time_t ta, int at_post)
+{
+    return at_post ? vaced_unseen(ta) : vaced_early(ta);
+}
+
 void vaced_defer(int peer, vaced_time_t due, vaced_fire_fn fire, void *arg)
 {
     struct vaced_early_queue *q = &early;

@@ -1,6 +1,7 @@
 /* Receive completion: when a receive's DATA is handled and copied out,
  * whether a wait, a poll or the receive's post finds it. */
 #include "network/overhead.h"
+#include "network/send.h"
 #include "progress/progress.h"
 
 /* The receiver's CPU work for one message: its overhead and the copy out. */

@@ -1,0 +1,104 @@
+/* A message's record (vaced.h, struct vaced_msg): the target times of one
+ * MPICH request, and the answers about it that the receive side computes
+ * (receive.c) from the rank's waits. */
+#include "network/send.h"
+#include "progress/progress.h"
+
+void vaced_msg_init(struct vaced_msg *m)
+{
+    m->ta = m->done = m->posted = VACED_TIME_UNSET;
+    m->data_in = 0;
+}
+
+void vaced_msg_complete_by(struct vaced_msg *m, vaced_time_t t)
+{
+    if (t > m->done)
+        m->done = t;
+}
+
+void vaced_msg_arrived(struct vaced_msg *m, enum vaced_pkt_kind kind, vaced_time_t ta,
+                       uint64_t bytes)
+{
+    m->ta = ta;
+    if (kind == VACED_PKT_RNDV_DATA)
+        m->data_in = 1;
+    else if (kind == VACED_PKT_SELF && vaced_running)
+        m->done = ta + vaced_copy_time(bytes);  /* copied by the send, at its arrival */
+}
+
+void vaced_msg_posted(struct vaced_msg *m)
+{
+    if (vaced_running)
+        m->posted = vaced_clock_tv();
+}
+
+void vaced_msg_bind(struct vaced_msg *recv, const struct vaced_msg *msg)
+{
+    recv->ta = msg->ta;
+    recv->done = msg->done;
+}
+
+/* A receive of DATA that completes when a wait (or a test) handles it:
+ * matched, its completion not known yet. */
+static int handled_later(const struct vaced_msg *m)
+{
+    return m->done == VACED_TIME_UNSET && m->ta != VACED_TIME_UNSET;
+}
+
+void vaced_msg_found(struct vaced_msg *m, enum vaced_pkt_kind kind, int complete,
+                     uint64_t bytes, int blocking)
+{
+    if (!vaced_running)
+        return;
+    vaced_respond_begin_at(m->ta, m->posted);
+    if (kind == VACED_PKT_SELF) {
+        vaced_time_t done = vaced_recv_found_at(m->ta, bytes, m->posted);
+        if (done != VACED_TIME_UNSET)
+            m->done = done;
+        return;
+    }
+    if (kind != VACED_PKT_EAGER || !complete)
+        return;                 /* a rendezvous, or eager DATA still coming in */
+    m->done = vaced_recv_found_read(m->ta, bytes, m->posted);
+    if (blocking && m->done == VACED_TIME_UNSET)
+        m->done = vaced_wait_complete_recv(m->ta, bytes);
+}
+
+vaced_time_t vaced_msg_done(const struct vaced_msg *m, uint64_t bytes)
+{
+    return handled_later(m) ? vaced_recv_done(m->ta, bytes) : m->done;
+}
+
+int vaced_msg_complete_now(const struct vaced_msg *m, uint64_t bytes)
+{
+    vaced_time_t done = handled_later(m) ? vaced_recv_visible(m->ta, bytes) : m->done;
+    return done == VACED_TIME_UNSET || done <= vaced_horizon();
+}
+
+void vaced_msg_report(struct vaced_msg *m, uint64_t bytes)
+{
+    if (handled_later(m))
+        m->done = vaced_wait_complete_recv(m->ta, bytes);
+    else
+        vaced_wait_complete(m->done);
+}
+
+vaced_time_t vaced_msg_arrival(const struct vaced_msg *m)
+{
+    return m->ta;
+}
+
+vaced_time_t vaced_msg_post_time(const struct vaced_msg *m)
+{
+    return m->posted;
+}
+
+int vaced_msg_data_in(const struct vaced_msg *m)
+{
+    return m->data_in;
+}
+
+void vaced_probe_found(vaced_time_t ta)
+{
+    vaced_wait_complete(vaced_recv_done(ta, 0));
+}
