@@ -181,7 +181,7 @@ static void test_answerer(void)
     vaced_bounds_blocked(-2);
     CHECK(nsent == 3 && sent[2].state == VACED_PEER_BLOCKED && sent[2].rank == -2);
     /* not blocked (a write pending): nothing said */
-    vaced_bounds_blocked(-1);
+    vaced_bounds_blocked(VACED_PROGRESSING);
     CHECK_EQ_I64(nsent, 3);
     /* runs again, clock still short: the asker learns it runs */
     vaced_bounds_activity_point();

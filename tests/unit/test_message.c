@@ -82,7 +82,8 @@ static void test_self_and_rendezvous(void)
     vaced_msg_init(&held);
     vaced_msg_posted(&held);
     vaced_clock_set(US(400));
-    vaced_msg_bind(&held, &self);
+    vaced_msg_found(&held, &self, VACED_PKT_SELF, 1, 6380, 0);
+    vaced_respond_end();
     CHECK_EQ_I64(vaced_msg_post_time(&held), US(300));
     CHECK_EQ_I64(vaced_msg_arrival(&held), US(300));
     CHECK_EQ_I64(vaced_msg_done(&held, 6380), US(301));
@@ -98,14 +99,14 @@ static void test_found_at_post(void)
     vaced_clock_set(US(520));
     vaced_msg_init(&m);
     vaced_msg_arrived(&m, VACED_PKT_EAGER, US(490), 6380);
-    vaced_msg_found(&m, VACED_PKT_EAGER, 1, 6380, 0);
+    vaced_msg_found(&m, NULL, VACED_PKT_EAGER, 1, 6380, 0);
     vaced_respond_end();
     CHECK_EQ_I64(vaced_msg_done(&m, 6380), US(521));
     CHECK_EQ_I64(vaced_clock_tv(), US(521));
     /* DATA that came after the last progress point: the next wait's */
     vaced_msg_init(&m);
     vaced_msg_arrived(&m, VACED_PKT_EAGER, US(515), 6380);
-    vaced_msg_found(&m, VACED_PKT_EAGER, 1, 6380, 0);
+    vaced_msg_found(&m, NULL, VACED_PKT_EAGER, 1, 6380, 0);
     vaced_respond_end();
     CHECK_EQ_I64(vaced_clock_tv(), US(521));
     vaced_wait_begin();

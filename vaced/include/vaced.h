@@ -24,20 +24,23 @@ extern int vaced_running;
 
 /* --- Simulation start and end (events E_start, E_end) ------------------ */
 
+struct vaced_bound_pkt;
+
 /* Loads the target named by $VACED_TARGET for a job of `size` ranks and
- * starts the virtual clock at 0.  Returns 0, or non-zero after printing
- * "vaced: FILE:LINE: reason" to stderr (the caller aborts the job). */
-int vaced_sim_start(int rank, int size);
+ * starts the virtual clock at 0.  send_bound carries the wildcard bounds'
+ * packets to a peer (see below).  *eager_threshold gets the target's
+ * eager/rendezvous threshold in bytes (MPICH's meaning: the payload plus
+ * the eager header), for the job's protocol choice.  Returns 0, or
+ * non-zero after printing "vaced: FILE:LINE: reason" to stderr (the caller
+ * aborts the job). */
+int vaced_sim_start(int rank, int size, void (*send_bound)(int peer, const struct vaced_bound_pkt *p),
+                    uint64_t *eager_threshold);
 
 /* Stops the clock: tV is now this rank's prediction.  Prints the rank line
  * unless $VACED_QUIET is set.  Fills out[VACED_SUMMARY_LEN] for the gather
  * that rank 0 reports from. */
 #define VACED_SUMMARY_LEN 4 /* total, compute, communication (s); unmodelled features */
 void vaced_sim_end(double out[VACED_SUMMARY_LEN]);
-
-/* The target's eager/rendezvous threshold in bytes (MPICH's meaning: the
- * payload plus the eager header), for the job's protocol choice. */
-uint64_t vaced_eager_threshold(void);
 
 /* Rank 0 only: all ranks' summaries (size * VACED_SUMMARY_LEN doubles, rank
  * order).  Prints the program line and writes $VACED_JSON if set.  Returns 0,
@@ -88,9 +91,10 @@ void vaced_test_failed(void);
  * polling.  A failed test counts only what follows.  No-op outside polls. */
 void vaced_test_restart(void);
 
-/* MPI_Wtime: tV plus the running compute segment, in seconds. */
+/* MPI_Wtime: tV plus the running compute segment, in seconds; MPI_Wtick:
+ * its resolution (every CPU-time source counts nanoseconds). */
 double vaced_wtime(void);
-double vaced_wtick(void);
+#define VACED_WTICK 1e-9
 
 /* --- Messages (eqs. 3 and 4) ------------------------------------------- */
 
@@ -178,18 +182,17 @@ void vaced_msg_arrived(struct vaced_msg *m, enum vaced_pkt_kind kind, vaced_time
 /* The receive is posted now (a receive matched later answers as of its
  * post). */
 void vaced_msg_posted(struct vaced_msg *m);
-/* The posted receive `recv` is given the message whose record is `msg`
- * (a held wildcard bound to its proven first). */
-void vaced_msg_bind(struct vaced_msg *recv, const struct vaced_msg *msg);
 /* The receive found its message, of `kind` (EAGER, SELF, or RTS for a
- * rendezvous), in the unexpected queue at its post: responses it sends
+ * rendezvous), in the unexpected queue at its post, or (`from`: the
+ * message's record) is given it later, as a held wildcard bound to its
+ * proven first, as of its post.  Responses it sends
  * (eager-sync ACK, rendezvous CTS) leave at max(post, arrival), within a
  * response context that vaced_respond_end() closes.  Eager DATA that a
  * progress point read before the post (complete on the host) is copied
  * then; DATA that came while the rank computed is handled by the next
  * wait, and a blocking receive (no wait follows) waits for it now. */
-void vaced_msg_found(struct vaced_msg *m, enum vaced_pkt_kind kind, int complete,
-                     uint64_t bytes, int blocking);
+void vaced_msg_found(struct vaced_msg *m, const struct vaced_msg *from, enum vaced_pkt_kind kind,
+                     int complete, uint64_t bytes, int blocking);
 /* When the target completes it: for a received message not yet reported,
  * the handling of its arrival plus the receive overhead and the copy. */
 vaced_time_t vaced_msg_done(const struct vaced_msg *m, uint64_t bytes);
@@ -277,20 +280,16 @@ struct vaced_bound_pkt {
     vaced_time_t t;             /* request: bound needed; report: the bound */
 };
 typedef void (*vaced_bound_send_fn)(int peer, const struct vaced_bound_pkt *p);
-void vaced_bounds_transport(vaced_bound_send_fn send);
 void vaced_bound_received(int peer, const struct vaced_bound_pkt *p);
 /* Requests are waiting for an answer this rank could not give yet. */
 int vaced_bounds_pending(void);
-/* The rank is about to block on the host: it waits only for messages from
- * `only_on` (>= 0), for messages from several ranks or ANY_SOURCE (-2), or
- * it is not blocked (-1: it progresses without receiving). */
+/* The rank is about to block on the host, waiting for messages from the
+ * sources of its posted receives and probes: `only_on`, a world rank, or
+ * -1 (none), or -2 (several ranks or ANY_SOURCE); the peers of its open
+ * handshakes are added to them.  VACED_PROGRESSING: it is not blocked (it
+ * progresses without receiving: a write is pending). */
+#define VACED_PROGRESSING (-3)
 void vaced_bounds_blocked(int only_on);
-/* What this rank, about to block, waits on: `only` from its posted
- * receives and probes (a world rank, or -1: none), with the peers of its
- * open handshakes (an RTS, an eager-sync send, a CTS awaiting their
- * answer).  Returns the one world rank, or -2: several, or a response is
- * parked, or nothing known. */
-int vaced_blocked_on(int only);
 
 /* flags[i] for vaced_wildcard_check: peers[i]'s next matching message is on
  * the host, or it is closing. */

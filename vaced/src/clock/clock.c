@@ -168,7 +168,3 @@ double vaced_wtime(void)
     return vaced_time_to_s(t);
 }
 
-double vaced_wtick(void)
-{
-    return 1e-9;        /* every CPU-time source counts nanoseconds */
-}

@@ -32,12 +32,6 @@ void vaced_msg_posted(struct vaced_msg *m)
         m->posted = vaced_clock_tv();
 }
 
-void vaced_msg_bind(struct vaced_msg *recv, const struct vaced_msg *msg)
-{
-    recv->ta = msg->ta;
-    recv->done = msg->done;
-}
-
 /* A receive of DATA that completes when a wait (or a test) handles it:
  * matched, its completion not known yet. */
 static int handled_later(const struct vaced_msg *m)
@@ -45,9 +39,13 @@ static int handled_later(const struct vaced_msg *m)
     return m->done == VACED_TIME_UNSET && m->ta != VACED_TIME_UNSET;
 }
 
-void vaced_msg_found(struct vaced_msg *m, enum vaced_pkt_kind kind, int complete,
-                     uint64_t bytes, int blocking)
+void vaced_msg_found(struct vaced_msg *m, const struct vaced_msg *from, enum vaced_pkt_kind kind,
+                     int complete, uint64_t bytes, int blocking)
 {
+    if (from) {                 /* given later: the message's times, as of the post */
+        m->ta = from->ta;
+        m->done = from->done;
+    }
     if (!vaced_running)
         return;
     vaced_respond_begin_at(m->ta, m->posted);

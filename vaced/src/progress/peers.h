@@ -27,5 +27,11 @@ void vaced_peers_parked(int peer, int delta);
 uint32_t vaced_peers_count(int peer, int sent);
 /* This rank still sends `peer` DATA for a rendezvous, or a parked response. */
 int vaced_peers_owes(int peer);
+/* What this rank, about to block, waits on: `only` from its posted
+ * receives and probes (a world rank, or -1: none), with the peers of its
+ * open handshakes (an RTS, an eager-sync send, a CTS awaiting their
+ * answer).  Returns the one world rank, or -2: several, or a response is
+ * parked, or nothing known. */
+int vaced_blocked_on(int only);
 
 #endif

@@ -59,6 +59,8 @@ int vaced_fire_deferred(vaced_time_t limit);
 /* Releases the early queue's memory. */
 void vaced_free_deferred(void);
 
+/* How the bound packets reach a peer (vaced_sim_start's send_bound). */
+void vaced_bounds_transport(vaced_bound_send_fn send);
 /* Answers the bound requests this rank's clock now satisfies (wildcard_bounds.c). */
 void vaced_bounds_activity_point(void);
 void vaced_bounds_free(void);

@@ -165,8 +165,10 @@ int vaced_bounds_pending(void)
 
 void vaced_bounds_blocked(int only_on)
 {
-    if (only_on == -1)
+    if (only_on == VACED_PROGRESSING)
         return;
+    if (only_on != -2)
+        only_on = vaced_blocked_on(only_on);
     for (int i = 0; i < npend; i++)
         report(&pend[i], VACED_PEER_BLOCKED, only_on);
 }

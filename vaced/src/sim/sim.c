@@ -54,7 +54,8 @@ static int refuse(int rank)
     return 1;
 }
 
-int vaced_sim_start(int rank, int size)
+int vaced_sim_start(int rank, int size, void (*send_bound)(int peer, const struct vaced_bound_pkt *p),
+                    uint64_t *eager_threshold)
 {
     char err[1024];
     const char *spec = getenv("VACED_TARGET");
@@ -101,6 +102,8 @@ int vaced_sim_start(int rank, int size)
     if (vaced_target_has_coldness(vaced_sim_st.target) && !(canary && !strcmp(canary, "off")))
         vaced_clock_open_canary();
     vaced_trace_open(rank);     /* a trace it cannot write is reported, not fatal */
+    vaced_bounds_transport(send_bound);
+    *eager_threshold = vaced_target_eager_threshold(vaced_sim_st.target);
     vaced_clock_start();                        /* E_start: tV = 0; t1 = cpu() */
     vaced_running = 1;
     return 0;
@@ -185,10 +188,6 @@ void vaced_unmodelled(enum vaced_unmodelled kind, const char *call)
                 "the prediction is approximate\n", call, unmodelled_what(kind));
 }
 
-uint64_t vaced_eager_threshold(void)
-{
-    return vaced_sim_st.target ? vaced_target_eager_threshold(vaced_sim_st.target) : 0;
-}
 
 void vaced_shutdown(void)
 {
