@@ -15,7 +15,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-typedef int64_t vaced_time_t; /* target picoseconds; same typedef as src/vtime.h (C11 allows the repeat) */
+typedef int64_t vaced_time_t; /* target picoseconds; as src/clock/vtime.h (C11 allows the repeat) */
 
 #define VACED_TIME_UNSET ((vaced_time_t) -1)
 
@@ -33,7 +33,8 @@ struct vaced_bound_pkt;
  * the eager header), for the job's protocol choice.  Returns 0, or
  * non-zero after printing "vaced: FILE:LINE: reason" to stderr (the caller
  * aborts the job). */
-int vaced_sim_start(int rank, int size, void (*send_bound)(int peer, const struct vaced_bound_pkt *p),
+int vaced_sim_start(int rank, int size,
+                    void (*send_bound)(int peer, const struct vaced_bound_pkt *p),
                     uint64_t *eager_threshold);
 
 /* Stops the clock: tV is now this rank's prediction.  Prints the rank line
@@ -183,16 +184,16 @@ void vaced_msg_arrived(struct vaced_msg *m, enum vaced_pkt_kind kind, vaced_time
  * post). */
 void vaced_msg_posted(struct vaced_msg *m);
 /* The receive found its message, of `kind` (EAGER, SELF, or RTS for a
- * rendezvous), in the unexpected queue at its post, or (`from`: the
- * message's record) is given it later, as a held wildcard bound to its
- * proven first, as of its post.  Responses it sends
- * (eager-sync ACK, rendezvous CTS) leave at max(post, arrival), within a
- * response context that vaced_respond_end() closes.  Eager DATA that a
- * progress point read before the post (complete on the host) is copied
- * then; DATA that came while the rank computed is handled by the next
- * wait, and a blocking receive (no wait follows) waits for it now. */
-void vaced_msg_found(struct vaced_msg *m, const struct vaced_msg *from, enum vaced_pkt_kind kind,
-                     int complete, uint64_t bytes, int blocking);
+ * rendezvous), in the unexpected queue at its post, or is given it later
+ * (`from`: the message's record), as a held wildcard bound to its proven
+ * first, as of its post.  Responses it sends (eager-sync ACK, rendezvous
+ * CTS) leave at max(post, arrival), within a response context that
+ * vaced_respond_end() closes.  Eager DATA that a progress point read
+ * before the post (complete on the host) is copied then; DATA that came
+ * while the rank computed is handled by the next wait, and a blocking
+ * receive (no wait follows) waits for it now. */
+void vaced_msg_found(struct vaced_msg *m, const struct vaced_msg *from,
+                     enum vaced_pkt_kind kind, int complete, uint64_t bytes, int blocking);
 /* When the target completes it: for a received message not yet reported,
  * the handling of its arrival plus the receive overhead and the copy. */
 vaced_time_t vaced_msg_done(const struct vaced_msg *m, uint64_t bytes);

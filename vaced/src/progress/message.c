@@ -39,8 +39,8 @@ static int handled_later(const struct vaced_msg *m)
     return m->done == VACED_TIME_UNSET && m->ta != VACED_TIME_UNSET;
 }
 
-void vaced_msg_found(struct vaced_msg *m, const struct vaced_msg *from, enum vaced_pkt_kind kind,
-                     int complete, uint64_t bytes, int blocking)
+void vaced_msg_found(struct vaced_msg *m, const struct vaced_msg *from,
+                     enum vaced_pkt_kind kind, int complete, uint64_t bytes, int blocking)
 {
     if (from) {                 /* given later: the message's times, as of the post */
         m->ta = from->ta;

@@ -54,7 +54,8 @@ static int refuse(int rank)
     return 1;
 }
 
-int vaced_sim_start(int rank, int size, void (*send_bound)(int peer, const struct vaced_bound_pkt *p),
+int vaced_sim_start(int rank, int size,
+                    void (*send_bound)(int peer, const struct vaced_bound_pkt *p),
                     uint64_t *eager_threshold)
 {
     char err[1024];
