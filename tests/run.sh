@@ -96,7 +96,7 @@ if [ "${1:-all}" != unit ]; then
         suite "long run, 10^5 messages" "$ROOT/tests/longrun/longrun.sh" --messages 100000
         # MPICH's own test/mpi, a CI subset, on install/vanilla and install/vaced
         # (about 6 minutes cold); fails only what vanilla passes and vaced does not
-        suite "MPICH test suite (subset)" "$ROOT/tests/mpich-suite/run.sh" --subset --out "$BUILD/mpich-suite/subset"
+        suite "MPICH test suite (subset)" "$ROOT/tests/mpich-suite/run.sh" --subset --rank-lines --out "$BUILD/mpich-suite/subset"
     else
         echo "FAIL: ./build.sh" | tee -a "$failures"
         failed=$((failed + 1))

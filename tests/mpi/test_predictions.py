@@ -590,6 +590,29 @@ def test_descriptors(fdc):
           m is not None and int(m.group(2)) - int(m.group(1)) > p, r.stdout[-300:] + r.stderr[-300:])
 
 
+def test_whole_lines(exe):
+    """Hydra's mpiexec writes each rank's output in whole lines (patch
+    0011): rank 0 writes " No Errors" and its newline 200 ms apart, rank 1
+    a line of its own and its VACED line in between; every line still
+    comes out whole.  The control: vanilla MPICH's launcher, where the
+    same program's line is split by rank 1's."""
+    for i in range(3):
+        rc, out, err = run(2, [exe])
+        if not need(f"splitline runs ({i + 1})", rc, out, err):
+            return
+        lines = out.splitlines()
+        check(f"splitline {i + 1}: ' No Errors' and 'rank 1 line' are whole lines, with rank 1's VACED line",
+              " No Errors" in lines and "rank 1 line" in lines and
+              any(RANK_LINE.fullmatch(l) and l.startswith("vaced: rank 1 ") for l in lines),
+              out[-600:])
+    vanilla = os.path.join(ROOT, "install", "vanilla")
+    env = dict(os.environ, LD_LIBRARY_PATH=os.path.join(vanilla, "lib"))
+    r = subprocess.run([os.path.join(vanilla, "bin", "mpiexec"), "-n", "2", exe],
+                       capture_output=True, text=True, env=env, timeout=120)
+    check("control: with vanilla's launcher rank 1's line splits rank 0's",
+          " No Errorsrank 1 line" in r.stdout, r.stdout[-300:] + r.stderr[-300:])
+
+
 def test_cpuloop(exe):
     rc, out, err = run(2, [exe, "60000000"])
     if not need("cpuloop runs", rc, out, err):
@@ -1299,6 +1322,9 @@ def main():
         fdc = build("fdcount", "fdcount.c")
         if fdc:
             test_descriptors(fdc)
+        spl = build("splitline", "splitline.c")
+        if spl:
+            test_whole_lines(spl)
         nbc = build("nbcoll", "nbcoll.c")
         if nbc:
             test_nonblocking_collectives(nbc)

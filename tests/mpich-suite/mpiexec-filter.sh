@@ -21,12 +21,16 @@
 #
 #   vaced: warning: rank 2: MPI_Recv(MPI_ANY_SOURCE): the senders not yet heard from wait on other ranks, so the target's first message cannot be proven; it took the earliest one present: the prediction is approximate
 #
+# and, with MPICH_SUITE_RANK_LINES=1 (run.sh's --rank-lines), every rank's
+# line:
+#
+#   vaced: rank 1 of 4: predicted 0.000437169 s (compute ... s, communication ... s)
+#
 # runtests judges a test by its output ("No Errors" and nothing else), so
-# these lines alone would fail tests of the patched build.  Only lines of
-# exactly these forms are dropped: any other vaced output (per-rank lines,
-# errors) still reaches runtests and fails the test.  Such a line may also
-# come in the middle of another process's line (see the comment below): it is
-# then taken out and the interrupted line put back together.  Dropped lines are
+# these lines alone would fail tests of the patched build.  Only whole lines
+# of exactly these forms are dropped: any other vaced output (errors, or a
+# vaced line that split or joined a line of the program's) still reaches
+# runtests and fails the test.  Dropped lines are
 # appended to $MPICH_SUITE_DROPPED when it is set (run.sh counts them, to
 # show the patched library really ran).  The exit status is mpiexec's.
 # Used for both builds, so they are judged the same way.
@@ -125,44 +129,19 @@ fi
     [ -n "$pidfile" ] && echo $! >"$pidfile"
     wait $!
 } |
-    awk -v dropped="${MPICH_SUITE_DROPPED:-/dev/null}" '
+    awk -v dropped="${MPICH_SUITE_DROPPED:-/dev/null}" -v rank_lines="${MPICH_SUITE_RANK_LINES:-0}" '
         function vaced_line(l) {
             return l ~ /^vaced: prediction [0-9.]+ s on target .* \([0-9]+ ranks; slowest rank [0-9]+: [^)]*\)( APPROXIMATE: not modelled: .*)?$/ ||
                    l ~ /^vaced: warning: MPI_[A-Za-z_]+ uses (one-sided communication \(RMA\)|dynamic processes|MPI calls from several threads), which the model does not time: the prediction is approximate$/ ||
                    l ~ /^vaced: warning: a collective with a tsp_\* algorithm uses MPICH.s gentran schedules, which the model does not time: the prediction is approximate$/ ||
                    l ~ /^vaced: warning: rank [0-9]+: MPI_[A-Za-z_]+(\(MPI_ANY_SOURCE\))?: the senders not yet heard from wait on other ranks, so the target.s first message cannot be proven; it took the earliest one present: the prediction is approximate$/
         }
-        # The start of a vaced line inside line l (0 if none ends the line).
-        function glued_at(l,    i, rest, off) {
-            off = 0
-            rest = l
-            while ((i = index(rest, "vaced: ")) > 0) {
-                if (off + i > 1 && vaced_line(substr(rest, i)))
-                    return off + i
-                off += i
-                rest = substr(rest, i + 1)
-            }
-            return 0
-        }
         {
-            line = held $0
-            held = ""
-            if (vaced_line(line)) {
-                print line >>dropped; fflush(dropped); next
+            if (vaced_line($0) || (rank_lines && $0 ~ /^vaced: rank [0-9]+ of [0-9]+: predicted [0-9.]+ s \(compute [0-9.]+ s, communication [0-9.]+ s\)$/)) {
+                print $0 >>dropped; fflush(dropped); next
             }
-            # A vaced line written while another process was half-way through
-            # a line: MPICH makes stdout unbuffered, so puts(" No Errors")
-            # writes " No Errors" and "\n" separately, and in a spawn test
-            # the other job may write its line in between.  The vaced line is
-            # dropped and the interrupted line joined to its rest (next line).
-            if ((i = glued_at(line)) > 0) {
-                print substr(line, i) >>dropped; fflush(dropped)
-                held = substr(line, 1, i - 1)
-                next
-            }
-            print line; fflush()
-        }
-        END { if (held != "") { print held; fflush() } }'
+            print; fflush()
+        }'
 rc=${PIPESTATUS[0]}
 if [ -n "$wd" ]; then
     kill "$wd" 2>/dev/null

@@ -10,6 +10,9 @@
 #
 # Options:
 #   --subset         only the tests listed in tests/mpich-suite/subset.txt
+#   --rank-lines     run vaced with every rank's line on (VACED_QUIET=0): the
+#                    filter drops those whole lines, so a line of the program's
+#                    that one of them split would fail its test
 #   --dirs A,B,...   only these directories of test/mpi (default: the full set below)
 #   --timeout S      per-test time limit for tests whose testlist line sets none (default 180;
 #                    60 with --subset, whose tests take at most a few seconds)
@@ -31,7 +34,7 @@
 # Work files (test sources, the two configured test trees, runtests logs and
 # JUnit files) are in build/mpich-suite/.  The tests run one at a time
 # (runtests is serial), vanilla first, then vaced with VACED_QUIET=1 (unless
-# VACED_QUIET is set) and the target above.  runtests fails a test whose
+# VACED_QUIET is set; 0 with --rank-lines) and the target above.  runtests fails a test whose
 # output has any line besides "No Errors", so both builds run through
 # mpiexec-filter.sh, which drops rank 0's "vaced: prediction ..." line and
 # vaced's warnings that a prediction is approximate, nothing else.  The
@@ -66,6 +69,9 @@ SUBSET_CONFIGURE_OPTS=(--enable-fortran=no --disable-cxx)
 say() { printf '[mpich-suite] %s\n' "$*"; }
 die() { printf '[mpich-suite] error: %s\n' "$*" >&2; exit 2; }
 usage() { sed -n '2,/^set -euo/p' "$0" | sed '$d' | sed 's/^# \{0,1\}//'; }
+# VACED_QUIET for the patched build: every rank's line with --rank-lines,
+# else rank 0's job line only (unless VACED_QUIET is set).
+vaced_quiet() { if [ "${rank_lines:-0}" = 1 ]; then echo 0; else echo "${VACED_QUIET:-1}"; fi; }
 
 # test/mpi sources, extracted once from the tarball (its size and mtime as stamp).
 extract_sources() {
@@ -190,7 +196,8 @@ run_build() {
     t_build=$((t_build + SECONDS - t_start))
     local env=(env -u VACED_TARGET -u VACED_QUIET -u VACED_JSON -u VACED_TOPO_DIR)
     if [ "$b" = vaced ]; then
-        env=(env -u VACED_JSON VACED_TARGET="$target" VACED_QUIET="${VACED_QUIET:-1}")
+        env=(env -u VACED_JSON VACED_TARGET="$target" VACED_QUIET="$(vaced_quiet)")
+        [ "$rank_lines" = 1 ] && env+=(MPICH_SUITE_RANK_LINES=1)
     fi
     for d in "${DIRS[@]}"; do
         [ -d "$obj/$d" ] || die "$b: no directory '$d' in test/mpi (configured out?)"
@@ -230,9 +237,11 @@ parse_args() {
     out=""
     jobs=$(nproc)
     reuse_vanilla=0
+    rank_lines=0
     while [ $# -gt 0 ]; do
         case $1 in
             --subset) subset=1 ;;
+            --rank-lines) rank_lines=1 ;;
             --reuse-vanilla) reuse_vanilla=1 ;;
             --work) [ $# -ge 2 ] || die "--work needs a directory"; WORK=$2; shift ;;
             --work=*) WORK=${1#*=} ;;
@@ -357,7 +366,7 @@ main() {
         --settings "run: $mode, $(date -u '+%Y-%m-%d %H:%M UTC'), install built from commit $(cat "$ROOT/install/vaced/.vaced-commit" 2>/dev/null || echo '?'), $(nproc) cores" \
         --settings "MPICH 4.0.2 test/mpi, configured with ${CONFIGURE_OPTS[*]}; $lists_text; xfail tests not run" \
         --settings "per-test timeout ${timeout} s unless the testlist sets one; a test whose processes all used no CPU time for ${stall} s ended as a hang (0: off); process counts: ${maxnp:+at most $maxnp, else }the testlists'" \
-        --settings "vaced run with VACED_TARGET=$target VACED_QUIET=${VACED_QUIET:-1}; both builds through mpiexec-filter.sh" \
+        --settings "vaced run with VACED_TARGET=$target VACED_QUIET=$(vaced_quiet); both builds through mpiexec-filter.sh" \
         --settings "total time including configure and builds: ${elapsed} s (configure ${t_configure} s, building the test programs and their libraries ${t_build} s)" \
         ${reused:+--settings "$reused"} ${changed:+--settings "$changed"}
     rc=$?
