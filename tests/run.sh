@@ -74,6 +74,7 @@ else
     failed=$((failed + 1))
 fi
 suite "unit: the simulator calls no libm function" "$ROOT/tests/tools/test_no_libm.sh" "$ROOT" "$BUILD/vaced/libvaced.a"
+suite "unit: the program's clocks tell target time" "$ROOT/tests/tools/test_program_clocks.sh" "$ROOT" "$BUILD/vaced/libvaced.a"
 suite "unit: vaced-calibrate's fits" python3 "$ROOT/tests/tools/test_calibrate_fits.py" "$ROOT"
 suite "unit: the validation report's arithmetic" python3 "$ROOT/tests/tools/test_report.py" "$ROOT"
 suite "unit: the microbenchmark report's arithmetic" python3 "$ROOT/tests/tools/test_micro_report.py" "$ROOT"

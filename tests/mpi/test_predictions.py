@@ -128,9 +128,9 @@ def rndv_oneway(net, s, h):
 
 
 # --- running programs ---------------------------------------------------------
-def build(name, src, compiler="mpicc", cc=None):
+def build(name, src, compiler="mpicc", cc=None, flags=()):
     exe = os.path.join(OUT, name)
-    cmd = [cc or os.path.join(BIN, compiler), "-O2", "-o", exe, os.path.join(SRC, src)]
+    cmd = [cc or os.path.join(BIN, compiler), "-O2", *flags, "-o", exe, os.path.join(SRC, src)]
     r = subprocess.run(cmd, capture_output=True, text=True)
     if r.returncode != 0:
         check(f"build {name}", False, r.stderr[-2000:])
@@ -611,6 +611,60 @@ def test_whole_lines(exe):
                        capture_output=True, text=True, env=env, timeout=120)
     check("control: with vanilla's launcher rank 1's line splits rank 0's",
           " No Errorsrank 1 line" in r.stdout, r.stdout[-300:] + r.stderr[-300:])
+
+
+def clock_fields(out):
+    m = re.search(r"^clocks (.*)$", out, re.M)
+    return dict(kv.split("=") for kv in m.group(1).split()) if m else {}
+
+
+def test_program_clocks(programs, env_extra=None, label=""):
+    """The program's own clocks (C's clock_gettime and gettimeofday, C++'s
+    steady_clock and system_clock, Fortran's system_clock, OpenMP's
+    omp_get_wtime) time a ping-pong and a computation as MPI_Wtime does,
+    within 1 %; the ping-pong matches the closed form on the slow target;
+    a loop that waits 20 ms of its own clock by nanosleep and MPI_Test
+    ends; after MPI_Finalize the clock is the host's again."""
+    slow = os.path.join(SRC, "slow-net.topo")
+    iters = 200
+    want = 2 * iters * eager_oneway(SLOW, 1, 2)
+    for exe, owns in programs:
+        name = os.path.basename(exe) + label
+        rc, out, err = run(2, [exe], target=slow, env_extra=env_extra)
+        if not need(f"{name} runs", rc, out, err):
+            continue
+        f = clock_fields(out)
+        check(f"{name}: the job line says the program's clocks are target time",
+              "; program clocks target; " in out, out[-300:])
+        near(f"{name}: ping-pong of {iters} on slow-net by MPI_Wtime", float(f.get("pp_wtime", 0)), want)
+        for own in owns:
+            for part in ("pp", "comp"):
+                near(f"{name}: {part} by the program's {own} vs MPI_Wtime",
+                     float(f.get(f"{part}_{own}", 0)), float(f.get(f"{part}_wtime", 1)), tol=0.01)
+        if "sleep_loops" in f:
+            check(f"{name}: waiting 20 ms of its clock by nanosleep(1 ms) ends, after 20 sleeps or so "
+                  f"({f['sleep_loops']} loops, {f['sleep_wtime']} s)",
+                  15 <= int(f["sleep_loops"]) <= 21 and 0.02 <= float(f["sleep_wtime"]) < 0.03, out[-300:])
+            check(f"{name}: waiting 5 ms of its clock by MPI_Test alone ends ({f['busy_mono']} s)",
+                  0.005 <= float(f["busy_mono"]) < 0.01, out[-300:])
+            check(f"{name}: after MPI_Finalize CLOCK_MONOTONIC is the host's ({f['after_s']} s off)",
+                  float(f["after_s"]) < 0.001, out[-300:])
+            check(f"{name}: time() right after MPI_Init is the host's date",
+                  abs(float(f["realtime_s"]) - time.time()) < 300, out[-300:])
+
+
+def test_host_clocks(exe):
+    """VACED_HOST_CLOCKS=1: the program's clocks are the host's, far below
+    the slow target's ping-pong, and rank 0's line says so."""
+    slow = os.path.join(SRC, "slow-net.topo")
+    rc, out, err = run(2, [exe], target=slow, env_extra={"VACED_HOST_CLOCKS": "1"})
+    if not need("clocks with VACED_HOST_CLOCKS=1 runs", rc, out, err):
+        return
+    f = clock_fields(out)
+    check("VACED_HOST_CLOCKS=1: the job line says host", "; program clocks host; " in out, out[-300:])
+    check(f"VACED_HOST_CLOCKS=1: the program's clock shows the host's ping-pong "
+          f"({f.get('pp_mono')} s, MPI_Wtime {f.get('pp_wtime')} s)",
+          float(f.get("pp_mono", 1)) < 0.5 * float(f.get("pp_wtime", 0)), out[-300:])
 
 
 def test_cpuloop(exe):
@@ -1255,6 +1309,10 @@ def test_debian_mpicc():
     if need("Debian-built ping-pong runs", rc, out, err):
         check("Debian-built binary prints a prediction", JOB_LINE.search(out) is not None, out[-300:])
         near(f"Debian-built ping-pong {s} B on paper-16", field(out, "roundtrip_s"), 2 * rndv_oneway(PAPER, s, 3))
+    clk = build("clocks-debian", "clocks.c", cc=cc)
+    if clk:
+        test_program_clocks([(clk, ("mono", "tod"))], env_extra={"LD_LIBRARY_PATH": os.path.join(PREFIX, "lib")},
+                            label=" (Debian-built)")
 
 
 def main():
@@ -1325,6 +1383,13 @@ def main():
         spl = build("splitline", "splitline.c")
         if spl:
             test_whole_lines(spl)
+        progs = [(build("clocks", "clocks.c"), ("mono", "tod")),
+                 (build("clocks-omp", "clocks.c", flags=("-fopenmp",)), ("mono", "omp")),
+                 (build("clocks-cxx", "clocks_cxx.cpp", compiler="mpicxx"), ("steady", "system")),
+                 (build("clocks-f90", "clocks.f90", compiler="mpif90"), ("sysclock",))]
+        test_program_clocks([(e, o) for e, o in progs if e])
+        if progs[0][0]:
+            test_host_clocks(progs[0][0])
         nbc = build("nbcoll", "nbcoll.c")
         if nbc:
             test_nonblocking_collectives(nbc)

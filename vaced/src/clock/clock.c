@@ -3,6 +3,7 @@
 #include <string.h>
 #include <time.h>
 #include "clock/clock.h"
+#include "clock/program_clocks.h"
 #include "cputime/cputime.h"
 #include "sim/sim.h"
 #include "progress/progress.h"
@@ -46,7 +47,7 @@ static void add_compute(vaced_time_t seg, const char *kind)
 static int64_t wall_ns(void)
 {
     struct timespec t;
-    clock_gettime(CLOCK_MONOTONIC, &t);
+    vaced_host_clock_gettime(CLOCK_MONOTONIC, &t);
     return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
@@ -160,11 +161,22 @@ vaced_time_t vaced_horizon(void)
                ? vaced_clock_st.tv : INT64_MAX;
 }
 
-double vaced_wtime(void)
+vaced_time_t vaced_clock_now_ps(void)
 {
     vaced_time_t t = vaced_clock_st.tv;
     if (vaced_running && vaced_clock_st.depth == 0)
         t += segment_since(vaced_clock_st.t1_ns, vaced_cputime_ns());
-    return vaced_time_to_s(t);
+    return t;
+}
+
+double vaced_wtime(void)
+{
+    return vaced_time_to_s(vaced_clock_now_ps());
+}
+
+void vaced_clock_sleep(vaced_time_t slept)
+{
+    if (vaced_running && slept > 0)
+        add_compute(slept, "compute");
 }
 

@@ -77,6 +77,11 @@ void vaced_clock_start(void);
  * goes on by the computation's length alone where it cannot. */
 void vaced_clock_open_canary(void);
 void vaced_clock_close_canary(void);
+/* tV plus the running compute segment: the rank's target time now. */
+vaced_time_t vaced_clock_now_ps(void);
+/* The program slept `slept` of target time between two compute segments
+ * (program_clocks.c): its time, counted as computation. */
+void vaced_clock_sleep(vaced_time_t slept);
 /* The running activity, if there is one, is a poll (vaced_poll):
  * vaced_test_restart applies to it. */
 void vaced_clock_poll(void);

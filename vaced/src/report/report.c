@@ -34,9 +34,9 @@ void vaced_print_job_line(FILE *f, const struct vaced_job_info *job, const doubl
 {
     int r = slowest_rank(all, job->ranks);
     fprintf(f, "vaced: prediction %.9f s on target %s (%d ranks; slowest rank %d: compute %.9f s,"
-            " communication %.9f s; cpu time %s)%s%s\n",
+            " communication %.9f s; program clocks %s; cpu time %s)%s%s\n",
             FIELD(all, r, 0), job->target, job->ranks, r, FIELD(all, r, 1), FIELD(all, r, 2),
-            job->cpu_source, job->approximate[0] ? " APPROXIMATE: not modelled: " : "",
+            job->program_clocks, job->cpu_source, job->approximate[0] ? " APPROXIMATE: not modelled: " : "",
             job->approximate);
     fflush(f);
 }
@@ -66,6 +66,8 @@ int vaced_write_json(const char *path, const struct vaced_job_info *job, const d
     json_string(f, job->target_path);
     fprintf(f, ",\n  \"cpu_time_source\": ");
     json_string(f, job->cpu_source);
+    fprintf(f, ",\n  \"program_clocks\": ");
+    json_string(f, job->program_clocks);
     fprintf(f, ",\n  \"approximate\": %s,\n  \"not_modelled\": ",
             job->approximate[0] ? "true" : "false");
     json_string(f, job->approximate);

@@ -9,6 +9,7 @@ struct vaced_rank_summary { int rank; double total, compute, communication; };
 
 struct vaced_job_info {
     const char *target, *target_path, *cpu_source;
+    const char *program_clocks; /* "target" or "host": what the program's own clocks tell */
     const char *approximate;    /* "" or what the model did not time */
     int ranks;
 };

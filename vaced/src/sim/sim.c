@@ -6,6 +6,7 @@
 #include "cputime/cputime_cache.h"
 #include "sim/sim.h"
 #include "clock/clock.h"
+#include "clock/program_clocks.h"
 #include "network/send.h"
 #include "report/trace.h"
 #include "report/report.h"
@@ -105,6 +106,7 @@ int vaced_sim_start(int rank, int size,
     vaced_trace_open(rank);     /* a trace it cannot write is reported, not fatal */
     vaced_bounds_transport(send_bound);
     *eager_threshold = vaced_target_eager_threshold(vaced_sim_st.target);
+    vaced_program_clocks_start();       /* the clocks' origins: now */
     vaced_clock_start();                        /* E_start: tV = 0; t1 = cpu() */
     vaced_running = 1;
     return 0;
@@ -162,6 +164,7 @@ int vaced_report_job(const double *all, int size)
         .target = vaced_sim_st.target ? vaced_target_name(vaced_sim_st.target) : "?",
         .target_path = vaced_sim_st.target_path,
         .cpu_source = vaced_cputime_source_name(vaced_sim_st.cpu_source),
+        .program_clocks = vaced_program_clocks_on() ? "target" : "host",
         .ranks = size,
     };
     if (quiet_level() < 2)
