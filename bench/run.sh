@@ -260,6 +260,8 @@ source "$ROOT/bench/lib/apps.sh"
 say "building the apps, bench/pingpong.c and bench/rankstat.c into $WORK (one binary for both builds: bench/lib/apps.sh)"
 apps_build "$WORK" "$WORK/build.log" "$BENCH/pingpong.c" "$ROOT/tests/mpi/ring.c"
 apps_stage "$WORK"
+# rankstat.so forwards libmpi's clock reads from outside libmpi, where
+# VACED would answer with target time: its runs set VACED_HOST_CLOCKS=1.
 if [[ ! $WORK/rankstat.so -nt $BENCH/rankstat.c ]]; then
     gcc -O2 -Wall -Wextra -shared -fPIC -o "$WORK/rankstat.so" "$BENCH/rankstat.c" -ldl ||
         die "building bench/rankstat.c failed"
@@ -432,7 +434,7 @@ if has_part reads; then
             st=$WORK/reads.$app.$CLASS.$P
             rm -rf "$st"; mkdir -p "$st"
             log=$LOGS/reads.$app.$CLASS.$P.log
-            run_cmd "$log" "${vaced_env[@]}" VACED_QUIET=all LD_PRELOAD="$WORK/rankstat.so" RANKSTAT_DIR="$st" RANKSTAT_CLOCKS=1 \
+            run_cmd "$log" "${vaced_env[@]}" VACED_QUIET=all VACED_HOST_CLOCKS=1 LD_PRELOAD="$WORK/rankstat.so" RANKSTAT_DIR="$st" RANKSTAT_CLOCKS=1 \
                 "$VACED/bin/mpiexec" -n "$P" "$WORK/run/$app" "$CLASS"
             [[ $RC != 2 ]] || grep -q '^APP=' "$log" || continue     # a rank count the app refuses
             m=$(cat "$st"/rank.* 2> /dev/null | awk '
@@ -469,7 +471,7 @@ if has_part pingpong; then
         for it in 1000 11000; do
             st=$WORK/clocks.$v.$it
             rm -rf "$st"; mkdir -p "$st"
-            env=(env "$(mpi_lib "$v")" LD_PRELOAD="$WORK/rankstat.so" RANKSTAT_DIR="$st" RANKSTAT_CLOCKS=1)
+            env=(env "$(mpi_lib "$v")" VACED_HOST_CLOCKS=1 LD_PRELOAD="$WORK/rankstat.so" RANKSTAT_DIR="$st" RANKSTAT_CLOCKS=1)
             [[ $v == vanilla ]] || env+=(VACED_TARGET="$TARGET" VACED_QUIET=all)
             run_cmd "$LOGS/clocks.$v.$it.log" "${env[@]}" "$ROOT/install/$v/bin/mpiexec" -bind-to core -n 2 "$WORK/run/pingpong" 0 "$it" 1
             [[ $RC == 0 && -s $st/rank.0 && -s $st/rank.1 ]] || die "clock count ($v) failed: see $LOGS/clocks.$v.$it.log"
@@ -532,7 +534,7 @@ scale_run() {
     avail0=$(awk '/^MemAvailable/ { print $2 }' /proc/meminfo)
     (while :; do awk '/^MemAvailable/ { print $2 }' /proc/meminfo; sleep 0.5; done > "$memf") &
     MEMSAMPLER=$!
-    local env=(env "$(mpi_lib "$v")" LD_PRELOAD="$WORK/rankstat.so" RANKSTAT_DIR="$st")
+    local env=(env "$(mpi_lib "$v")" VACED_HOST_CLOCKS=1 LD_PRELOAD="$WORK/rankstat.so" RANKSTAT_DIR="$st")
     [[ $v == vanilla ]] || env+=(VACED_TARGET="$TARGET" VACED_QUIET=1)
     run_cmd "$log" "${env[@]}" "$@"
     stop_sampler

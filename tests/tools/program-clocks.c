@@ -4,6 +4,7 @@
  * own clocks' readings beside VACED's target time (vc_wtime) and the
  * kernel's monotonic clock, key=value, one per line. */
 #define _GNU_SOURCE
+#include <pthread.h>
 #include <stdio.h>
 #include <sys/syscall.h>
 #include <sys/time.h>
@@ -36,6 +37,19 @@ static double kernel(clockid_t id)
 }
 
 static volatile double sink;
+static double worker_mono;
+
+/* Another thread than MPI_Init's: it sleeps 30 ms; its clock reads the
+ * rank's target time as of the last event, and its sleep is the host's. */
+static void *worker(void *arg)
+{
+    struct timespec ms30 = { 0, 30000000 };
+    double m0 = mono();
+    (void)arg;
+    nanosleep(&ms30, NULL);
+    worker_mono = mono() - m0;
+    return NULL;
+}
 
 int main(void)
 {
@@ -65,6 +79,11 @@ int main(void)
     }
     clock_nanosleep(CLOCK_MONOTONIC, TIMER_ABSTIME, &abs, NULL);
     printf("sleep_mono=%.9f\nsleep_wtime=%.9f\n", mono() - m0, vc_wtime() - w0);
+    pthread_t th;
+    w0 = vc_wtime();
+    pthread_create(&th, NULL, worker, NULL);
+    pthread_join(th, NULL);
+    printf("thread_sleep_wtime=%.9f\nthread_sleep_mono=%.9f\n", vc_wtime() - w0, worker_mono);
     fflush(stdout);
     vc_end();
     printf("after_mono_off=%.9f\n", mono() - kernel(CLOCK_MONOTONIC));

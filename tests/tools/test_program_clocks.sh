@@ -7,7 +7,8 @@
 # computation (within 1 %), its sleeps (nanosleep, usleep, clock_nanosleep
 # to a deadline) advance the target time by their length, realtime keeps
 # the host's date as origin; before the start and after the end, and
-# with VACED_HOST_CLOCKS=1, the clocks are the host's.
+# with VACED_HOST_CLOCKS=1, the clocks are the host's; another thread's
+# sleep is the host's alone.
 #
 #   tests/tools/test_program_clocks.sh [ROOT] LIBVACED_A
 set -euo pipefail
@@ -34,7 +35,7 @@ check_run "libvaced links into a shared library" \
     cc -shared -fPIC -I"$ROOT/vaced/include" -o "$TMP/libvc.so" "$TMP/shim.c" \
     -Wl,--whole-archive "$LIB" -Wl,--no-whole-archive
 check_run "the program builds against it" \
-    cc -O1 -o "$TMP/prog" "$ROOT/tests/tools/program-clocks.c" -L"$TMP" -lvc -Wl,-rpath,"$TMP"
+    cc -O1 -pthread -o "$TMP/prog" "$ROOT/tests/tools/program-clocks.c" -L"$TMP" -lvc -Wl,-rpath,"$TMP"
 
 # key=value of run $1's output
 val() { sed -n "s/^$2=//p" "$TMP/$1.out"; }
@@ -60,6 +61,10 @@ check "realtime's origin is the host's date at the start (gettimeofday $(val tar
 check "time() too ($(val target start_time_off) s off)" 'within "$(val target start_time_off)" 0 1'
 check "before the start the clocks are the host's" 'within "$(val target before_mono_off)" 0 0.001'
 check "after the end the clocks are the host's" 'within "$(val target after_mono_off)" 0 0.001'
+check "another thread's 30 ms sleep is the host's alone ($(val target thread_sleep_wtime) s of target time)" \
+    'within "$(val target thread_sleep_wtime)" 0 0.005'
+check "its clock reads the rank's target time as of the last event ($(val target thread_sleep_mono) s)" \
+    'within "$(val target thread_sleep_mono)" 0 0.001'
 check "the job line says the program's clocks are target time" \
     'grep -q "; program clocks target; cpu time" "$TMP/target.out"'
 

@@ -14,7 +14,12 @@
  * A sleep (nanosleep, clock_nanosleep, usleep, sleep) still sleeps on the
  * host and advances the rank's target clock by its length: the target
  * sleeps as long, and a program that sleeps until a deadline on its own
- * clock gets there.  CPU-time clocks are the host's (docs/usage.md). */
+ * clock gets there.  CPU-time clocks are the host's (docs/usage.md).
+ *
+ * Computation is timed on the thread that initialised MPI, by its CPU
+ * time: its reads see the running compute segment.  Another thread's
+ * reads (an OpenMP worker's omp_get_wtime) see the rank's target time as
+ * of its last MPI call, and its sleeps are the host's alone. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
@@ -38,6 +43,9 @@ static int (*host_clock_nanosleep)(clockid_t, int, const struct timespec *, stru
 
 /* The executable segment of the object that holds this file. */
 static uintptr_t own_start, own_end;
+
+/* Set in the thread that started the simulation (MPI_Init's). */
+static __thread int main_thread;
 
 static struct {
     int on;                     /* the program's clocks tell target time */
@@ -120,6 +128,7 @@ void vaced_program_clocks_start(void)
         if (target_clock(id))
             pc.start_ns[id] = host_ns(id);
     pc.on = own_end && !(host && *host && strcmp(host, "0"));
+    main_thread = 1;
 }
 
 int vaced_program_clocks_on(void)
@@ -129,13 +138,20 @@ int vaced_program_clocks_on(void)
 
 int64_t vaced_program_clock_ns(clockid_t id)
 {
-    return pc.start_ns[id] + vaced_clock_now_ps() / VACED_PS_PER_NS;
+    vaced_time_t t = main_thread ? vaced_clock_now_ps() : vaced_clock_tv();
+    return pc.start_ns[id] + t / VACED_PS_PER_NS;
 }
 
 /* The program reads a target clock. */
 static int program_reads(clockid_t id, const void *caller)
 {
     return pc.on && vaced_running && target_clock(id) && !from_inside(caller);
+}
+
+/* The program's main thread sleeps: the target's clock counts it. */
+static int program_sleeps(const void *caller)
+{
+    return main_thread && program_reads(CLOCK_MONOTONIC, caller);
 }
 
 int clock_gettime(clockid_t id, struct timespec *ts)
@@ -195,7 +211,7 @@ static int valid(const struct timespec *ts)
 int nanosleep(const struct timespec *req, struct timespec *rem)
 {
     resolve();
-    if (!program_reads(CLOCK_MONOTONIC, __builtin_return_address(0)) || !valid(req))
+    if (!program_sleeps(__builtin_return_address(0)) || !valid(req))
         return host_nanosleep(req, rem);
     return sleep_ns((int64_t)req->tv_sec * NS_PER_S + req->tv_nsec, rem);
 }
@@ -203,7 +219,7 @@ int nanosleep(const struct timespec *req, struct timespec *rem)
 int clock_nanosleep(clockid_t id, int flags, const struct timespec *req, struct timespec *rem)
 {
     resolve();
-    if (!program_reads(id, __builtin_return_address(0)) || !valid(req))
+    if (!program_sleeps(__builtin_return_address(0)) || !target_clock(id) || !valid(req))
         return host_clock_nanosleep(id, flags, req, rem);
     int64_t ns = (int64_t)req->tv_sec * NS_PER_S + req->tv_nsec;
     if (flags & TIMER_ABSTIME) {            /* a deadline on the target clock */
@@ -218,7 +234,7 @@ int clock_nanosleep(clockid_t id, int flags, const struct timespec *req, struct 
 int usleep(useconds_t us)
 {
     resolve();
-    if (!program_reads(CLOCK_MONOTONIC, __builtin_return_address(0))) {
+    if (!program_sleeps(__builtin_return_address(0))) {
         struct timespec req = { us / 1000000, (long)(us % 1000000) * 1000 };
         return host_nanosleep(&req, NULL);
     }
@@ -229,7 +245,7 @@ unsigned int sleep(unsigned int s)
 {
     struct timespec req = { s, 0 }, left = { 0, 0 };
     resolve();
-    int r = program_reads(CLOCK_MONOTONIC, __builtin_return_address(0))
+    int r = program_sleeps(__builtin_return_address(0))
                 ? sleep_ns((int64_t)s * NS_PER_S, &left)
                 : host_nanosleep(&req, &left);
     return r == 0 ? 0 : (unsigned int)left.tv_sec + (left.tv_nsec > 0);
