@@ -1,11 +1,12 @@
 #!/usr/bin/env bash
-# bench/ab-libs.sh: does a change of the predictor move its predictions?
-# Runs the mini-apps under two VACED installs (an older copy and the
-# current one) on one fixed target description, interleaved A B A B ...,
-# and prints, per app, each side's median prediction, its spread
-# ((max - min) / median) and the relative difference of the medians.  A
-# refactor that keeps the model passes when the difference stays inside
-# the spread.
+# bench/ab-libs.sh: does a change of the predictor move its predictions,
+# or its cost?  Runs the mini-apps under two VACED installs (an older copy
+# and the current one) on one fixed target description, interleaved
+# A B A B ..., and prints, per app, each side's median prediction and
+# median wall time of the whole mpiexec, their spreads ((max - min) /
+# median) and the relative differences of the medians.  A change that
+# keeps the model and its cost passes when the differences stay inside
+# the spreads.
 #
 #   bench/ab-libs.sh [-r REPS] [-n RANKS] [-t TARGET] [-c CLASS] [-o CSV] OLD_PREFIX [NEW_PREFIX]
 #
@@ -16,7 +17,7 @@
 #   -n RANKS     ranks (default 16)
 #   -t TARGET    target description (default topo/paper-16.topo)
 #   -c CLASS     problem class of the apps (default S)
-#   -o CSV       also write every run (app,side,rep,prediction_s) to CSV
+#   -o CSV       also write every run (app,side,rep,prediction_s,wall_s) to CSV
 set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -53,31 +54,41 @@ trap 'rm -rf "$WORK"' EXIT
 make -s -C "$ROOT/tests/apps" PREFIX="$NEW" OUT="$WORK/build" >"$WORK/build.log" 2>&1 ||
     { cat "$WORK/build.log" >&2; die "building the apps failed"; }
 
-# predict SIDE_PREFIX APP: the job's predicted seconds, from the JSON report
+# predict SIDE_PREFIX APP: "PREDICTED_S WALL_S", from the JSON report and
+# the wall time of the whole mpiexec
 predict() {
-    local prefix=$1 app=$2 json=$WORK/out.json
+    local prefix=$1 app=$2 json=$WORK/out.json t0 t1
     rm -f "$json"
+    t0=$EPOCHREALTIME
     LD_LIBRARY_PATH="$prefix/lib" VACED_TARGET="$TARGET" VACED_QUIET=all VACED_JSON="$json" \
         "$prefix/bin/mpiexec" -n "$RANKS" "$WORK/build/$app" "$CLASS" >"$WORK/run.log" 2>&1 ||
         { cat "$WORK/run.log" >&2; die "$app failed under $prefix"; }
-    python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["prediction_s"])' "$json"
+    t1=$EPOCHREALTIME
+    python3 -c 'import json,sys; print(json.load(open(sys.argv[1]))["prediction_s"], float(sys.argv[3]) - float(sys.argv[2]))' \
+        "$json" "$t0" "$t1"
 }
 
-[ -z "$CSV" ] || echo "app,side,rep,prediction_s" >"$CSV"
-printf '%-8s %12s %8s %12s %8s %9s\n' app old_median spread new_median spread diff
+[ -z "$CSV" ] || echo "app,side,rep,prediction_s,wall_s" >"$CSV"
+printf '%-8s %12s %8s %12s %8s %9s   %9s %8s %9s %8s %9s\n' app old_median spread new_median spread diff \
+    old_wall spread new_wall spread diff
 for app in "${APPS[@]}"; do
     [ -x "$WORK/build/$app" ] || continue
-    old=() new=()
+    old=() new=() oldw=() neww=()
     for ((r = 1; r <= REPS; r++)); do
-        o=$(predict "$OLD" "$app"); n=$(predict "$NEW" "$app")
-        old+=("$o"); new+=("$n")
-        [ -z "$CSV" ] || printf '%s,old,%d,%s\n%s,new,%d,%s\n' "$app" "$r" "$o" "$app" "$r" "$n" >>"$CSV"
+        read -r o ow < <(predict "$OLD" "$app")
+        read -r n nw < <(predict "$NEW" "$app")
+        old+=("$o"); new+=("$n"); oldw+=("$ow"); neww+=("$nw")
+        [ -z "$CSV" ] || printf '%s,old,%d,%s,%s\n%s,new,%d,%s,%s\n' "$app" "$r" "$o" "$ow" "$app" "$r" "$n" "$nw" >>"$CSV"
     done
-    python3 - "$app" "${old[*]}" "${new[*]}" <<'EOF'
+    python3 - "$app" "${old[*]}" "${new[*]}" "${oldw[*]}" "${neww[*]}" <<'EOF'
 import statistics, sys
-app, old, new = sys.argv[1], [float(x) for x in sys.argv[2].split()], [float(x) for x in sys.argv[3].split()]
-mo, mn = statistics.median(old), statistics.median(new)
+app = sys.argv[1]
+old, new, oldw, neww = ([float(x) for x in a.split()] for a in sys.argv[2:6])
 spread = lambda v, m: (max(v) - min(v)) / m
-print(f"{app:<8} {mo:12.6f} {100 * spread(old, mo):7.2f}% {mn:12.6f} {100 * spread(new, mn):7.2f}% {100 * (mn - mo) / mo:+8.2f}%")
+def cols(a, b, w):
+    ma, mb = statistics.median(a), statistics.median(b)
+    return (f"{ma:{w}.6f} {100 * spread(a, ma):7.2f}% {mb:{w}.6f} {100 * spread(b, mb):7.2f}%"
+            f" {100 * (mb - ma) / ma:+8.2f}%")
+print(f"{app:<8} {cols(old, new, 12)}   {cols(oldw, neww, 9)}")
 EOF
 done
