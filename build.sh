@@ -144,9 +144,18 @@ build_vanilla() {
 
 build_vaced() {
     local prefix=$INSTALL/vaced obj=$BUILD/vaced-obj lib=$BUILD/vaced/libvaced.a want
+    # The patches update the generated Makefile.in as automake would (a new
+    # source file): make must not try to regenerate it.  The wrappers link
+    # libmpi even where the program calls it only through libmpifort
+    # (--no-as-needed), so that libmpi comes before libc in the lookup
+    # order and its clocks are the program's (program_clocks.c).
+    local wrap=-Wl,--no-as-needed
+    local VACED_CONFIGURE=("MPICHLIB_CPPFLAGS=-I$ROOT/vaced/include" --disable-maintainer-mode
+                           "MPICH_MPICC_LDFLAGS=$wrap" "MPICH_MPICXX_LDFLAGS=$wrap"
+                           "MPICH_MPIFORT_LDFLAGS=$wrap")
     say "libvaced: building"
     run_logged "$BUILD/libvaced.log" make -C "$ROOT/vaced" O="$BUILD/vaced" -j"$JOBS"
-    want=$( { echo "$MPICH_SHA256 ${CONFIGURE_ARGS[*]}"; cat "$ROOT"/mpich-patches/*.patch "$lib"; } |
+    want=$( { echo "$MPICH_SHA256 ${CONFIGURE_ARGS[*]} ${VACED_CONFIGURE[*]}"; cat "$ROOT"/mpich-patches/*.patch "$lib"; } |
             sha256sum | cut -d' ' -f1)
     if [ "$(cat "$prefix/.vaced-stamp" 2>/dev/null)" = "$want" ]; then
         say "vaced: up to date"
@@ -166,10 +175,7 @@ build_vaced() {
     fi
     local libadd="\$(external_libs) \$(pmpi_convenience_libs) \$(mpi_convenience_libs) $lib -lm"
     MAKE_VARS=("lib_libmpi_la_LIBADD=$libadd")
-    # The patches update the generated Makefile.in as automake would (a
-    # new source file): the build must not try to regenerate it.
-    configure_and_install vaced "$BUILD/vaced-src" "$obj" "$prefix" \
-        "MPICHLIB_CPPFLAGS=-I$ROOT/vaced/include" --disable-maintainer-mode
+    configure_and_install vaced "$BUILD/vaced-src" "$obj" "$prefix" "${VACED_CONFIGURE[@]}"
     echo "$want" >"$prefix/.vaced-stamp"
     # Reports (e.g. the MPICH suite's) name the commit the install came from.
     git -C "$ROOT" describe --always --dirty >"$prefix/.vaced-commit" 2>/dev/null || echo '?' >"$prefix/.vaced-commit"

@@ -3,7 +3,9 @@
  * (clock_gettime(CLOCK_MONOTONIC), gettimeofday; with -fopenmp,
  * omp_get_wtime too).  Rank 0 prints
  *   clocks pp_wtime=S pp_mono=S pp_tod=S [pp_omp=S] comp_wtime=S comp_mono=S
- *          [comp_omp=S] sleep_wtime=S sleep_loops=N busy_mono=S realtime_s=S after_s=S
+ *          [comp_omp=S] sleep_wtime=S sleep_loops=N busy_mono=S realtime_s=S
+ * and, after MPI_Finalize,
+ *   clocks_after after_s=S
  * sleep_*: a loop that waits 20 ms of its own clock by nanosleep(1 ms)
  * and MPI_Test (it must end); busy_mono: one that waits 5 ms by MPI_Test
  * alone; realtime_s: time() right after MPI_Init;
@@ -127,13 +129,13 @@ int main(int argc, char **argv)
         printf(" pp_omp=%.9f comp_omp=%.9f", pp_o, c_o);
 #endif
         printf(" comp_wtime=%.9f comp_mono=%.9f sleep_wtime=%.9f sleep_loops=%d busy_mono=%.9f"
-               " realtime_s=%.0f", c_w, c_m, w1, loops, busy, realtime);
+               " realtime_s=%.0f\n", c_w, c_m, w1, loops, busy, realtime);
         fflush(stdout);
     }
     MPI_Finalize();
     if (rank == 0) {
         double d = mono() - kernel_mono();
-        printf(" after_s=%.9f\n", d < 0 ? -d : d);
+        printf("clocks_after after_s=%.9f\n", d < 0 ? -d : d);
     }
     return 0;
 }

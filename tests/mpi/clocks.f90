@@ -41,7 +41,7 @@ program clocks
   c_w = MPI_Wtime() - w0
   c_c = dble(c1 - c0) / dble(rate)
 
-  if (rank == 0) write (*, '(a,f12.9,a,f12.9,a,f12.9,a,f12.9,a,es10.3)') &
+  if (rank == 0) write (*, '(a,f0.9,a,f0.9,a,f0.9,a,f0.9,a,g0)') &
        'clocks pp_wtime=', pp_w, ' pp_sysclock=', pp_c, ' comp_wtime=', c_w, &
        ' comp_sysclock=', c_c, ' sink=', x
   call MPI_Finalize(ierr)

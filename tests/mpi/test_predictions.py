@@ -614,8 +614,10 @@ def test_whole_lines(exe):
 
 
 def clock_fields(out):
-    m = re.search(r"^clocks (.*)$", out, re.M)
-    return dict(kv.split("=") for kv in m.group(1).split()) if m else {}
+    f = {}
+    for m in re.finditer(r"^clocks(?:_after)? (.*)$", out, re.M):
+        f.update(kv.split("=") for kv in m.group(1).split())
+    return f
 
 
 def test_program_clocks(programs, env_extra=None, label=""):

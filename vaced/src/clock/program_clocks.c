@@ -23,6 +23,7 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
+#include <gnu/lib-names.h>
 #include <link.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -35,7 +36,7 @@
 
 #define NS_PER_S 1000000000LL
 
-/* libc's functions, found after libmpi.so in the lookup order. */
+/* The C library's functions. */
 static int (*host_clock_gettime)(clockid_t, struct timespec *);
 static int (*host_gettimeofday)(struct timeval *, void *);
 static int (*host_nanosleep)(const struct timespec *, struct timespec *);
@@ -52,9 +53,16 @@ static struct {
     int64_t start_ns[CLOCK_BOOTTIME + 1];  /* each clock's host reading at the start */
 } pc;
 
+/* libc's `name`, wherever libmpi.so stands in the lookup order (a
+ * Fortran program linked with --as-needed loads it after libc). */
 static void *next_symbol(const char *name)
 {
-    return dlsym(RTLD_NEXT, name);
+    void *libc = dlopen(LIBC_SO, RTLD_LAZY | RTLD_NOLOAD), *f = NULL;
+    if (libc) {
+        f = dlsym(libc, name);
+        dlclose(libc);
+    }
+    return f ? f : dlsym(RTLD_NEXT, name);
 }
 
 static void resolve(void)
@@ -118,6 +126,17 @@ static int64_t host_ns(clockid_t id)
     return (int64_t)ts.tv_sec * NS_PER_S + ts.tv_nsec;
 }
 
+/* The program's reads reach this file: the clock_gettime it finds lives
+ * in this object, not in libc (libmpi.so loaded after libc, as by a
+ * Fortran program linked with --as-needed). */
+static int reads_reach_here(void)
+{
+    Dl_info found, self;
+    void *f = dlsym(RTLD_DEFAULT, "clock_gettime");
+    return f && dladdr(f, &found) && dladdr((void *)reads_reach_here, &self) &&
+        found.dli_fbase == self.dli_fbase;
+}
+
 void vaced_program_clocks_start(void)
 {
     const char *host = getenv("VACED_HOST_CLOCKS");
@@ -127,7 +146,7 @@ void vaced_program_clocks_start(void)
     for (clockid_t id = 0; id <= CLOCK_BOOTTIME; id++)
         if (target_clock(id))
             pc.start_ns[id] = host_ns(id);
-    pc.on = own_end && !(host && *host && strcmp(host, "0"));
+    pc.on = own_end && !(host && *host && strcmp(host, "0")) && reads_reach_here();
     main_thread = 1;
 }
 
