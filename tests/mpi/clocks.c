@@ -2,7 +2,7 @@
  * each timed with MPI_Wtime and with the program's clocks
  * (clock_gettime(CLOCK_MONOTONIC), gettimeofday; with -fopenmp,
  * omp_get_wtime too).  Rank 0 prints
- *   clocks pp_wtime=S pp_mono=S pp_tod=S [pp_omp=S] comp_wtime=S comp_mono=S
+ *   clocks pp_wtime=S pp_mono=S pp_tod=S [pp_omp=S] comp_wtime=S comp_mono=S comp_tod=S
  *          [comp_omp=S] sleep_wtime=S sleep_loops=N busy_mono=S realtime_s=S
  * and, after MPI_Finalize,
  *   clocks_after after_s=S
@@ -59,7 +59,7 @@ int main(int argc, char **argv)
 {
     int rank, iters = argc > 1 ? atoi(argv[1]) : 200;
     char byte = 0;
-    double w0, m0, t0, w1, m1, t1, pp_w, pp_m, pp_t, c_w, c_m, realtime;
+    double w0, m0, t0, w1, m1, t1, pp_w, pp_m, pp_t, c_w, c_m, c_t, realtime;
 #ifdef _OPENMP
     double o0, pp_o, c_o;
 #endif
@@ -89,9 +89,10 @@ int main(int argc, char **argv)
     o0 = omp_get_wtime();
 #endif
 
-    w0 = MPI_Wtime(); m0 = mono();
+    w0 = MPI_Wtime(); m0 = mono(); t0 = tod();
     compute(20000000);
     c_m = mono() - m0;
+    c_t = tod() - t0;
     c_w = MPI_Wtime() - w0;
 #ifdef _OPENMP
     c_o = omp_get_wtime() - o0;
@@ -128,8 +129,8 @@ int main(int argc, char **argv)
 #ifdef _OPENMP
         printf(" pp_omp=%.9f comp_omp=%.9f", pp_o, c_o);
 #endif
-        printf(" comp_wtime=%.9f comp_mono=%.9f sleep_wtime=%.9f sleep_loops=%d busy_mono=%.9f"
-               " realtime_s=%.0f\n", c_w, c_m, w1, loops, busy, realtime);
+        printf(" comp_wtime=%.9f comp_mono=%.9f comp_tod=%.9f sleep_wtime=%.9f sleep_loops=%d"
+               " busy_mono=%.9f realtime_s=%.0f\n", c_w, c_m, c_t, w1, loops, busy, realtime);
         fflush(stdout);
     }
     MPI_Finalize();
