@@ -198,7 +198,7 @@ for bits in 0110010100000000 0110000100000000; do
     echo "$bits" >"sys.$bits/bus/virtio/drivers/virtio_balloon/virtio7/features"
 done
 expect "free page reporting: a note naming the device and how to stop it" 0 \
-    'note: this VM reports freed memory to its host \(virtio7.*echo virtio7 > /sys/bus/virtio/drivers/virtio_balloon/unbind' \
+    'note: this machine reports freed memory to its host \(virtio7.*echo virtio7 > /sys/bus/virtio/drivers/virtio_balloon/unbind' \
     env VACED_SYSFS="$TMP/sys.0110010100000000" "$VACED" run -n 2 --target paper-16 --quiet -- "$BIN/pingpong" 1000 50
 expect "without the feature bit: a run, no note" 0 '^prediction ' \
     env VACED_SYSFS="$TMP/sys.0110000100000000" "$VACED" run -n 2 --target paper-16 --quiet -- "$BIN/pingpong" 1000 50
