@@ -28,7 +28,7 @@ static void test_send(void)
     vaced_msg_init(&m);
     CHECK_EQ_I64(vaced_msg_done(&m, 0), VACED_TIME_UNSET);
     CHECK_EQ_I64(vaced_msg_arrival(&m), VACED_TIME_UNSET);
-    CHECK_EQ_I64(vaced_msg_post_time(&m), VACED_TIME_UNSET);
+    CHECK_EQ_I64(m.posted, VACED_TIME_UNSET);
     CHECK(vaced_msg_complete_now(&m, 0));      /* nothing to wait for on the target */
     vaced_msg_complete_by(&m, US(120));        /* its DATA copied */
     vaced_msg_complete_by(&m, US(110));        /* an earlier answer does not undo it */
@@ -45,11 +45,11 @@ static void test_eager_receive(void)
     struct vaced_msg m;
     vaced_clock_set(US(100));
     vaced_msg_init(&m);
-    vaced_msg_posted(&m);
-    CHECK_EQ_I64(vaced_msg_post_time(&m), US(100));
+    vaced_msg_posted(&m, 0);
+    CHECK_EQ_I64(m.posted, US(100));
     vaced_msg_arrived(&m, VACED_PKT_EAGER, US(150), 6380);
     CHECK_EQ_I64(vaced_msg_arrival(&m), US(150));
-    CHECK(!vaced_msg_data_in(&m));
+    CHECK(!m.data_in);
     /* not yet reported: the handling of its arrival plus the copy */
     CHECK_EQ_I64(vaced_msg_done(&m, 6380), US(151));
     CHECK(!vaced_msg_complete_now(&m, 6380));
@@ -73,18 +73,18 @@ static void test_self_and_rendezvous(void)
 
     vaced_msg_init(&rndv);
     vaced_msg_arrived(&rndv, VACED_PKT_RTS, US(310), 63800);
-    CHECK(!vaced_msg_data_in(&rndv));
+    CHECK(!rndv.data_in);
     vaced_msg_arrived(&rndv, VACED_PKT_RNDV_DATA, US(340), 63800);
-    CHECK(vaced_msg_data_in(&rndv));
+    CHECK(rndv.data_in);
     CHECK_EQ_I64(vaced_msg_arrival(&rndv), US(340));
 
     /* a receive posted at 300 and given a message later keeps its post */
     vaced_msg_init(&held);
-    vaced_msg_posted(&held);
+    vaced_msg_posted(&held, 0);
     vaced_clock_set(US(400));
     vaced_msg_found(&held, &self, VACED_PKT_SELF, 1, 6380, 0);
     vaced_respond_end();
-    CHECK_EQ_I64(vaced_msg_post_time(&held), US(300));
+    CHECK_EQ_I64(held.posted, US(300));
     CHECK_EQ_I64(vaced_msg_arrival(&held), US(300));
     CHECK_EQ_I64(vaced_msg_done(&held, 6380), US(301));
 }

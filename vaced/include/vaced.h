@@ -24,17 +24,17 @@ extern int vaced_running;
 
 /* --- Simulation start and end (events E_start, E_end) ------------------ */
 
-struct vaced_bound_pkt;
+struct vaced_device;
 
 /* Loads the target named by $VACED_TARGET for a job of `size` ranks and
- * starts the virtual clock at 0.  send_bound carries the wildcard bounds'
- * packets to a peer (see below).  *eager_threshold gets the target's
+ * starts the virtual clock at 0.  `device` is how the simulator reaches
+ * MPI's device: its bound packets, receive queues and progress engine
+ * (below; NULL in tools without MPI).  *eager_threshold gets the target's
  * eager/rendezvous threshold in bytes (MPICH's meaning: the payload plus
  * the eager header), for the job's protocol choice.  Returns 0, or
  * non-zero after printing "vaced: FILE:LINE: reason" to stderr (the caller
  * aborts the job). */
-int vaced_sim_start(int rank, int size,
-                    void (*send_bound)(int peer, const struct vaced_bound_pkt *p),
+int vaced_sim_start(int rank, int size, const struct vaced_device *device,
                     uint64_t *eager_threshold);
 
 /* Stops the clock: tV is now this rank's prediction.  Prints the rank line
@@ -181,8 +181,9 @@ void vaced_msg_complete_by(struct vaced_msg *m, vaced_time_t t);
 void vaced_msg_arrived(struct vaced_msg *m, enum vaced_pkt_kind kind, vaced_time_t ta,
                        uint64_t bytes);
 /* The receive is posted now (a receive matched later answers as of its
- * post). */
-void vaced_msg_posted(struct vaced_msg *m);
+ * post); `held`: a wildcard held until its first message is proven
+ * (vaced_post). */
+void vaced_msg_posted(struct vaced_msg *m, int held);
 /* The receive found its message, of `kind` (EAGER, SELF, or RTS for a
  * rendezvous), in the unexpected queue at its post, or is given it later
  * (`from`: the message's record), as a held wildcard bound to its proven
@@ -205,15 +206,8 @@ int vaced_msg_complete_now(const struct vaced_msg *m, uint64_t bytes);
  * received DATA takes its turn on the receiving CPU among the messages the
  * wait handles, and its completion time is kept. */
 void vaced_msg_report(struct vaced_msg *m, uint64_t bytes);
-/* What the matching rules read: the arrival of what it receives, when it
- * was posted (VACED_TIME_UNSET: not a posted receive), whether its
- * rendezvous DATA is in. */
+/* The arrival of what it receives (VACED_TIME_UNSET: nothing yet). */
 vaced_time_t vaced_msg_arrival(const struct vaced_msg *m);
-vaced_time_t vaced_msg_post_time(const struct vaced_msg *m);
-int vaced_msg_data_in(const struct vaced_msg *m);
-/* A blocking probe found a message arriving at ta: it ends once the
- * message is handled. */
-void vaced_probe_found(vaced_time_t ta);
 
 /* --- The early queue ---------------------------------------------------- */
 
@@ -260,9 +254,7 @@ void vaced_wait_end(void);
  * only once no other sender can still produce an earlier target arrival.
  * Ranks answer requests for a lower bound on the target arrival of their
  * future messages (clock plus latency: clocks only grow), or say what they
- * are blocked waiting for, with the protocol packets exchanged with each
- * peer (vaced_packet_sent, vaced_packet_received); the MPI layer carries
- * the bound packets. */
+ * are blocked waiting for; the device carries the bound packets. */
 enum vaced_bound_msg { VACED_BOUND_REQUEST, VACED_BOUND_REPORT };
 enum vaced_peer_state {
     VACED_PEER_RUNNING,         /* t: bound on its future messages' arrival */
@@ -280,32 +272,84 @@ struct vaced_bound_pkt {
     uint32_t sent_to;           /* report: packets sent to `about` */
     vaced_time_t t;             /* request: bound needed; report: the bound */
 };
-typedef void (*vaced_bound_send_fn)(int peer, const struct vaced_bound_pkt *p);
+/* A bound packet from world rank `peer` arrived. */
 void vaced_bound_received(int peer, const struct vaced_bound_pkt *p);
-/* Requests are waiting for an answer this rank could not give yet. */
-int vaced_bounds_pending(void);
-/* The rank is about to block on the host, waiting for messages from the
- * sources of its posted receives and probes: `only_on`, a world rank, or
- * -1 (none), or -2 (several ranks or ANY_SOURCE); the peers of its open
- * handshakes are added to them.  VACED_PROGRESSING: it is not blocked (it
- * progresses without receiving: a write is pending). */
-#define VACED_PROGRESSING (-3)
-void vaced_bounds_blocked(int only_on);
 
-/* flags[i] for vaced_wildcard_check: peers[i]'s next matching message is on
- * the host, or it is closing. */
-#define VACED_PEER_KNOWN 1
-enum vaced_wildcard { VACED_WILD_SAFE, VACED_WILD_WAIT, VACED_WILD_UNPROVABLE };
-/* A wildcard receive or probe (or a Waitany) starts deciding. */
-void vaced_wildcard_begin(void);
-/* The earliest candidate on the host arrives at `ta`; peers[i] (world ranks,
- * this rank's own and negative ones are ignored) may send an earlier one.
- * SAFE: take it; WAIT: wait for messages or reports (requests have been
- * sent); UNPROVABLE: the rule cannot decide: take it, approximately. */
-int vaced_wildcard_check(vaced_time_t ta, int n, const int *peers, const unsigned char *flags);
-/* A message of `bytes` from world rank `sender` arrives here no earlier
- * than the sender's bound (its clock plus the latency) plus this lead: the
- * rest of its transfer time. */
-vaced_time_t vaced_bound_lead(int sender, uint64_t bytes);
+/* --- Matching as the target does it (matching.c) -----------------------
+ * The device keeps its receive queues and requests; the rules read them
+ * through the functions it gives vaced_sim_start.  Requests and
+ * communicators are the device's handles, passed back unchanged. */
+enum vaced_req_kind { VACED_REQ_OTHER, VACED_REQ_SEND, VACED_REQ_RECV };
+struct vaced_req_facts {
+    int kind;                   /* enum vaced_req_kind */
+    int msg_kind;               /* its message: VACED_PKT_EAGER, _RTS (rendezvous),
+                                 * _SELF, or _OTHER (not known yet) */
+    int complete;               /* complete on the host */
+    int active;                 /* not an inactive persistent request */
+    int held;                   /* a receive posted held (vaced_post) */
+    int peer;                   /* rank in comm: a send's destination, a receive's
+                                 * source as posted, an unexpected message's sender;
+                                 * negative: any source, or none */
+    int status_peer;            /* a matched receive's sender */
+    uint64_t bytes;             /* a receive's message size */
+    void *comm;                 /* NULL: none */
+    struct vaced_msg *msg;
+};
+struct vaced_device {
+    void (*send_bound)(int peer, const struct vaced_bound_pkt *p);
+    void *(*unexpected_next)(void *u);  /* the unexpected queue in order (NULL: its head) */
+    void *(*posted_next)(void *p);      /* the posted receives in order (NULL: the first) */
+    void *(*claimant)(void *u);         /* the first posted receive message u matches */
+    int (*matches)(void *u, const void *spec);  /* u matches a receive's or probe's spec */
+    void (*facts)(void *req, struct vaced_req_facts *f);
+    int (*comm_size)(void *comm);       /* the senders a receive on comm may hear */
+    /* the world rank of comm's `rank` (-1: another process group); *closing
+     * (if not NULL): it sends no more */
+    int (*world_rank)(void *comm, int rank, int *closing);
+    int (*drain)(void);         /* reads every message already on the host; 0: ok */
+    int (*progress_wait)(void); /* waits for the next host event; 0: ok */
+    int (*writing)(void);       /* a write is pending: progress without a message */
+};
+
+/* Unexpected message u is kept for a held receive: a probe or another
+ * receive must not take it. */
+int vaced_claimed(void *u);
+/* The message a receive or probe matching `spec` from any source takes
+ * among the unexpected ones (NULL: the device's first): the earliest target
+ * arrival among the oldest candidate of each source.  With `owner`, a held
+ * receive, among the messages it claims. */
+void *vaced_pick(void *owner, const void *spec);
+/* A receive or blocking probe on comm from `source` (negative: any),
+ * matching spec, is about to look for its message.  A wildcard waits on the
+ * host until its first message on the target is proven, or (a receive
+ * behind held ones; a nonblocking one not proven yet) is to be posted held
+ * (*held; NULL for probes).  MPI_Iprobe waits until what the target finds by now is known
+ * (senders late on the host decided).  Returns the device's status from
+ * drain or progress_wait (0: ok). */
+enum vaced_post { VACED_POST_IRECV, VACED_POST_RECV, VACED_POST_PROBE, VACED_POST_MPROBE,
+    VACED_POST_IPROBE };
+int vaced_post(void *comm, int source, const void *spec, enum vaced_post how, int *held);
+/* A blocking probe ends, having found a message arriving at ta
+ * (VACED_TIME_UNSET: none): it ends once the message is handled. */
+void vaced_probe_found(vaced_time_t ta);
+/* MPI_Test of req (a send or receive), not complete on the host: waits on
+ * the host until the target's answer is known, i.e. until the peers that
+ * could complete it by now, late on the host, are decided.  Returns the
+ * device's status (0: ok). */
+int vaced_test_settle(void *req);
+/* The held-receive hook: 1 when held receive *posted is to be given message
+ * *msg (both to be dequeued), proven its first, or a message is for a
+ * receive posted behind held ones; 0: nothing now; -1: no held receive left. */
+int vaced_held_next(void **posted, void **msg);
+/* The rank is about to block on the host, or a busy-polling wait went
+ * round without result: peers that asked for its bound learn what it
+ * waits for. */
+void vaced_idle(void);
+/* Waitany may report the request the target completes first, at t, once no
+ * request of reqs (req_at(reqs, i), i < count) that the host has not
+ * completed can complete earlier on the target, as peers' bounds prove.
+ * *asked starts at 0 for each call.  0: keep waiting. */
+int vaced_waitany_decided(vaced_time_t t, int count, void *(*req_at)(void *reqs, int i),
+                          void *reqs, int *asked);
 
 #endif

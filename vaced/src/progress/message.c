@@ -26,10 +26,12 @@ void vaced_msg_arrived(struct vaced_msg *m, enum vaced_pkt_kind kind, vaced_time
         m->done = ta + vaced_copy_time(bytes);  /* copied by the send, at its arrival */
 }
 
-void vaced_msg_posted(struct vaced_msg *m)
+void vaced_msg_posted(struct vaced_msg *m, int held)
 {
     if (vaced_running)
         m->posted = vaced_clock_tv();
+    if (held)
+        vaced_matching_hold();
 }
 
 /* A receive of DATA that completes when a wait (or a test) handles it:
@@ -84,19 +86,4 @@ void vaced_msg_report(struct vaced_msg *m, uint64_t bytes)
 vaced_time_t vaced_msg_arrival(const struct vaced_msg *m)
 {
     return m->ta;
-}
-
-vaced_time_t vaced_msg_post_time(const struct vaced_msg *m)
-{
-    return m->posted;
-}
-
-int vaced_msg_data_in(const struct vaced_msg *m)
-{
-    return m->data_in;
-}
-
-void vaced_probe_found(vaced_time_t ta)
-{
-    vaced_wait_complete(vaced_recv_done(ta, 0));
 }

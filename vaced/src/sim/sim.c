@@ -55,8 +55,7 @@ static int refuse(int rank)
     return 1;
 }
 
-int vaced_sim_start(int rank, int size,
-                    void (*send_bound)(int peer, const struct vaced_bound_pkt *p),
+int vaced_sim_start(int rank, int size, const struct vaced_device *device,
                     uint64_t *eager_threshold)
 {
     char err[1024];
@@ -104,7 +103,8 @@ int vaced_sim_start(int rank, int size,
     if (vaced_target_has_coldness(vaced_sim_st.target) && !(canary && !strcmp(canary, "off")))
         vaced_clock_open_canary();
     vaced_trace_open(rank);     /* a trace it cannot write is reported, not fatal */
-    vaced_bounds_transport(send_bound);
+    vaced_bounds_transport(device ? device->send_bound : NULL);
+    vaced_matching_start(device);
     *eager_threshold = vaced_target_eager_threshold(vaced_sim_st.target);
     vaced_program_clocks_start();       /* the clocks' origins: now */
     vaced_clock_start();                        /* E_start: tV = 0; t1 = cpu() */
