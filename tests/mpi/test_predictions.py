@@ -51,6 +51,7 @@ def check(name, ok, detail="", always=False):
     shown = f" {detail}" if detail and (always or not ok) else ""
     print(f"{'ok  ' if ok else 'FAIL'} {name}{shown}")
     sys.stdout.flush()
+    return ok
 
 
 def near(name, got, want, tol=TOLERANCE):
@@ -1238,6 +1239,54 @@ def test_reports(exe):
           JOB_LINE.search(out) is not None and bad in err, f"rc={rc} {err[-300:]}")
 
 
+COLD_CLAUSE = re.compile(r"; cold starts ([0-9.]+) % of compute;")
+
+
+def test_cold_starts(exe):
+    """Cold starts (vaced/src/clock/clock.c): with both ranks of
+    tests/mpi/coldstart.c on one core, the segment after each rank's receive
+    began after the rank slept while the other computed: its CPU time, as
+    the program measures it, is the rank's cold computation; the first
+    segment is not.  On two cores (a rank a core) nothing is noted."""
+    a, b, c = "20000000", "10000000", "5000000"
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "pred.json")
+        env = dict(os.environ, VACED_TARGET="paper-16", VACED_JSON=path)
+        env.pop("VACED_QUIET", None)
+        cmd = ["taskset", "-c", "0", os.path.join(BIN, "mpiexec"), "-n", "2", exe, a, b, c]
+        r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=300)
+        if not need("coldstart on one core runs", r.returncode, r.stdout, r.stderr):
+            return
+        out = r.stdout
+        try:
+            with open(path) as f:
+                doc = json.load(f)
+        except (OSError, ValueError) as e:
+            check("coldstart on one core writes its JSON", False, str(e))
+            return
+        per = {x["rank"]: x for x in doc["per_rank"]}
+        seg = {int(m.group(1)): (float(m.group(2)), float(m.group(3))) for m in
+               re.finditer(r"^coldstart rank=(\d+) after_recv_s=([0-9.]+) all_s=([0-9.]+)", out, re.M)}
+        if not check("coldstart prints both ranks' segments", sorted(seg) == [0, 1], out[-300:]):
+            return
+        for rank in (0, 1):
+            near(f"cold starts, one core: rank {rank}'s cold computation is its segment after the receive",
+                 per[rank]["compute_cold_s"], seg[rank][0], tol=0.05)
+        share = sum(x["compute_cold_s"] for x in per.values()) / sum(x["compute_s"] for x in per.values())
+        m = COLD_CLAUSE.search(out)
+        check("cold starts, one core: the job line and the JSON give the share of all ranks' computation",
+              m is not None and abs(float(m.group(1)) - share * 100) < 0.06
+              and abs(doc["cold_start_share"] - share) < 1e-6, f"{out[-300:]} {doc.get('cold_start_share')}")
+        env["VACED_JSON"] = path
+        r = subprocess.run(cmd[3:], capture_output=True, text=True, env=env, timeout=300)
+        if need("coldstart on two cores runs", r.returncode, r.stdout, r.stderr):
+            with open(path) as f:
+                doc = json.load(f)
+            check("cold starts, a rank a core: not noted (no clause, JSON null, no cold computation)",
+                  COLD_CLAUSE.search(r.stdout) is None and doc["cold_start_share"] is None
+                  and all(x["compute_cold_s"] == 0 for x in doc["per_rank"]), r.stdout[-300:])
+
+
 def read_trace(path):
     """A VACED_TRACE file: [(kind, start_s, end_s)], or None if unreadable."""
     try:
@@ -1342,6 +1391,9 @@ def main():
         loop = build("cpuloop", "cpuloop.c")
         if loop:
             test_cpuloop(loop)
+        cold = build("coldstart", "coldstart.c")
+        if cold:
+            test_cold_starts(cold)
         coll = build("collectives", "collectives.c")
         if coll:
             test_collectives(coll)

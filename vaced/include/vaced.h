@@ -40,7 +40,9 @@ int vaced_sim_start(int rank, int size, const struct vaced_device *device,
 /* Stops the clock: tV is now this rank's prediction.  Prints the rank line
  * unless $VACED_QUIET is set.  Fills out[VACED_SUMMARY_LEN] for the gather
  * that rank 0 reports from. */
-#define VACED_SUMMARY_LEN 4 /* total, compute, communication (s); unmodelled features */
+/* total, compute, communication (s); unmodelled features; the compute that
+ * began cold on an oversubscribed host (s; -1: the host was not) */
+#define VACED_SUMMARY_LEN 5
 void vaced_sim_end(double out[VACED_SUMMARY_LEN]);
 
 /* Rank 0 only: all ranks' summaries (size * VACED_SUMMARY_LEN doubles, rank

@@ -72,6 +72,12 @@ void vaced_activity_begin(void)
         vaced_clock_st.t2_ns = vaced_cputime_ns();
         vaced_time_t seg = segment_since(vaced_clock_st.t1_ns, vaced_clock_st.t2_ns);
         add_compute(seg, "compute");
+        if (vaced_clock_st.segment_cold)
+            vaced_clock_st.compute_cold += seg;
+        if (vaced_clock_st.oversubscribed) {
+            vaced_clock_st.call_wall_ns = wall_ns();
+            vaced_clock_st.call_cpu_ns = vaced_clock_st.t2_ns;
+        }
         vaced_clock_st.last_compute = seg;
         vaced_clock_st.last_coldness =
             segment_coldness(vaced_clock_st.t2_ns - vaced_clock_st.t1_ns);
@@ -98,6 +104,9 @@ void vaced_activity_end(void)
             vaced_clock_st.test_failed = 0;
         }
         vaced_clock_st.polling = 0;
+        if (vaced_clock_st.oversubscribed)      /* off its core for a while in the call? */
+            vaced_clock_st.segment_cold = wall_ns() - vaced_clock_st.call_wall_ns -
+                                          (now - vaced_clock_st.call_cpu_ns) > VACED_SLEPT_NS;
         vaced_clock_st.t1_ns = now;             /* E*end: t1 = cpu() */
         if (vaced_clock_st.canary.head)
             vaced_clock_st.wall_t1_ns = wall_ns();

@@ -19,6 +19,12 @@
  * target time. */
 #define VACED_TEST_CHARGE_MAX_NS 50000
 
+/* An MPI call in which the rank was off its core this long (wall time
+ * beyond CPU time) slept: other ranks sharing the core ran meanwhile, and
+ * the compute segment after it starts with caches they used.  A context
+ * switch and a short poll stay below it. */
+#define VACED_SLEPT_NS 20000
+
 struct vaced_clock {
     vaced_time_t tv;            /* virtual target time of the last event */
     int64_t t1_ns;              /* CPU time when the running compute segment began */
@@ -33,6 +39,11 @@ struct vaced_clock {
     int64_t wall_t1_ns;         /* wall time when the running compute segment began */
     struct vaced_canary canary; /* opened when the target lists overhead_coldness */
     vaced_time_t call_start;    /* tv when the running outermost activity began (trace) */
+    int oversubscribed;         /* more ranks than cores on this host: note cold starts */
+    int64_t call_wall_ns;       /* wall and CPU time when the running activity began */
+    int64_t call_cpu_ns;
+    int segment_cold;           /* the running compute segment began after the rank slept */
+    vaced_time_t compute_cold;  /* sum of the compute segments that began so */
 };
 
 /* clock/'s own: outside clock/, only through the functions of this header. */
@@ -67,6 +78,21 @@ static inline double vaced_clock_last_coldness(void)
 static inline vaced_time_t vaced_clock_compute(void)
 {
     return vaced_clock_st.compute;
+}
+
+/* Of which, the segments that began after the rank slept on the host while
+ * other ranks could run on its core: their caches may have been emptied, as
+ * on the target, a rank per core, they would not (VACED_TIME_UNSET: not
+ * noted, the host is not oversubscribed). */
+static inline vaced_time_t vaced_clock_compute_cold(void)
+{
+    return vaced_clock_st.oversubscribed ? vaced_clock_st.compute_cold : VACED_TIME_UNSET;
+}
+
+/* A rank shares its host core (simulation start): cold starts are noted. */
+static inline void vaced_clock_set_oversubscribed(int on)
+{
+    vaced_clock_st.oversubscribed = on;
 }
 
 /* Zeroes the clock's state (simulation start, before anything else). */

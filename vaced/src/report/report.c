@@ -30,14 +30,33 @@ static int slowest_rank(const double *all, int ranks)
     return best;
 }
 
+/* The share of all ranks' computation that began cold on an oversubscribed
+ * host; -1 when no rank's host was. */
+static double cold_share(const double *all, int ranks)
+{
+    double cold = 0, compute = 0;
+    int noted = 0;
+    for (int r = 0; r < ranks; r++)
+        if (FIELD(all, r, 4) >= 0) {
+            noted = 1;
+            cold += FIELD(all, r, 4);
+            compute += FIELD(all, r, 1);
+        }
+    return !noted ? -1 : compute > 0 ? cold / compute : 0;
+}
+
 void vaced_print_job_line(FILE *f, const struct vaced_job_info *job, const double *all)
 {
     int r = slowest_rank(all, job->ranks);
+    double cold = cold_share(all, job->ranks);
+    char cold_note[64] = "";
+    if (cold >= 0)
+        snprintf(cold_note, sizeof cold_note, "; cold starts %.1f %% of compute", cold * 100);
     fprintf(f, "vaced: prediction %.9f s on target %s (%d ranks; slowest rank %d: compute %.9f s,"
-            " communication %.9f s; program clocks %s; cpu time %s)%s%s\n",
+            " communication %.9f s%s; program clocks %s; cpu time %s)%s%s\n",
             FIELD(all, r, 0), job->target, job->ranks, r, FIELD(all, r, 1), FIELD(all, r, 2),
-            job->program_clocks, job->cpu_source, job->approximate[0] ? " APPROXIMATE: not modelled: " : "",
-            job->approximate);
+            cold_note, job->program_clocks, job->cpu_source,
+            job->approximate[0] ? " APPROXIMATE: not modelled: " : "", job->approximate);
     fflush(f);
 }
 
@@ -71,11 +90,19 @@ int vaced_write_json(const char *path, const struct vaced_job_info *job, const d
     fprintf(f, ",\n  \"approximate\": %s,\n  \"not_modelled\": ",
             job->approximate[0] ? "true" : "false");
     json_string(f, job->approximate);
-    fprintf(f, ",\n  \"ranks\": %d,\n  \"prediction_s\": %.12f,\n  \"per_rank\": [\n",
+    fprintf(f, ",\n  \"ranks\": %d,\n  \"prediction_s\": %.12f,\n  \"cold_start_share\": ",
             job->ranks, FIELD(all, slowest_rank(all, job->ranks), 0));
+    double cold = cold_share(all, job->ranks);
+    if (cold >= 0)
+        fprintf(f, "%.6f", cold);
+    else
+        fprintf(f, "null");
+    fprintf(f, ",\n  \"per_rank\": [\n");
     for (int r = 0; r < job->ranks; r++)
-        fprintf(f, "    {\"rank\": %d, \"total_s\": %.12f, \"compute_s\": %.12f, \"communication_s\": %.12f}%s\n",
-                r, FIELD(all, r, 0), FIELD(all, r, 1), FIELD(all, r, 2), r + 1 < job->ranks ? "," : "");
+        fprintf(f, "    {\"rank\": %d, \"total_s\": %.12f, \"compute_s\": %.12f, \"communication_s\": %.12f,"
+                " \"compute_cold_s\": %.12f}%s\n",
+                r, FIELD(all, r, 0), FIELD(all, r, 1), FIELD(all, r, 2),
+                FIELD(all, r, 4) > 0 ? FIELD(all, r, 4) : 0.0, r + 1 < job->ranks ? "," : "");
     fprintf(f, "  ]\n}\n");
     return fclose(f) == 0 ? 0 : -1;
 }

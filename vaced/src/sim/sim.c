@@ -1,4 +1,6 @@
 /* Simulation start and end (events E_start and E_end) and the reports. */
+#define _GNU_SOURCE     /* sched_getaffinity */
+#include <sched.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,6 +57,19 @@ static int refuse(int rank)
     return 1;
 }
 
+/* More ranks on this host than cores this process may run on: Hydra
+ * says how many ranks it started here (MPI_LOCALNRANKS); without it, the
+ * whole job is taken to be here. */
+static int host_oversubscribed(int size)
+{
+    const char *local = getenv("MPI_LOCALNRANKS");
+    long ranks = local && *local ? strtol(local, NULL, 10) : size;
+    cpu_set_t set;
+    int cores = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+
+    return ranks > cores;
+}
+
 int vaced_sim_start(int rank, int size, const struct vaced_device *device,
                     uint64_t *eager_threshold)
 {
@@ -107,6 +122,7 @@ int vaced_sim_start(int rank, int size, const struct vaced_device *device,
     vaced_matching_start(device);
     *eager_threshold = vaced_target_eager_threshold(vaced_sim_st.target);
     vaced_program_clocks_start();       /* the clocks' origins: now */
+    vaced_clock_set_oversubscribed(host_oversubscribed(size));
     vaced_clock_start();                        /* E_start: tV = 0; t1 = cpu() */
     vaced_running = 1;
     return 0;
@@ -135,6 +151,8 @@ void vaced_sim_end(double out[VACED_SUMMARY_LEN])
     out[1] = s.compute;
     out[2] = s.communication;
     out[3] = vaced_sim_st.unmodelled;
+    vaced_time_t cold = vaced_clock_compute_cold();
+    out[4] = cold == VACED_TIME_UNSET ? -1 : vaced_time_to_s(cold);
 }
 
 static const char *unmodelled_what(unsigned kind)
