@@ -1,5 +1,5 @@
 #!/bin/bash
-# Validation of VACED's predictions against real runs on targets we have here.
+# Validation of VACED's predictions against real runs on local targets.
 # Run bench/validate.sh --help for what it does.
 set -euo pipefail
 
@@ -62,7 +62,7 @@ Target descriptions:
                      written at the start of the run from a vanilla exchange
                      (--net-pattern) across the namespaces, in the same way.
   Both are measured anew for every run (--reuse-targets keeps the files of an
-  earlier one): this VM drifts, its per-message time went from 6.8 us to
+  earlier one): the host drifts, its per-message time went from 6.8 us to
   13.4 us one way within a day, and an app made of small messages moves with
   it (MG S -36 % against a description 8 hours old, -9 % against a fresh one).
   Within a run they are measured again before an app and class when the last
@@ -134,7 +134,7 @@ Options:
                         policy SCHED_RR 1 (chrt -r 1), after a --rt-gap pause: other
                         processes can then neither take turns on a core during a
                         run nor delay a rank's wake-up when its message arrives,
-                        which on this shared VM stretches the real runs' wall time
+                        which on the shared host stretches the real runs' wall time
                         several-fold (VACED's CPU-time predictions do not see that);
                         the kernel still leaves 5 % of every second to others, and
                         the pause keeps a run clear of that limit (root only)
@@ -149,9 +149,9 @@ Options:
                         in the next), so runs disagreed by 20 % on nothing but
                         what ran before them (bench/lib/page-reporting.sh)
   --max-steal C         a run during which the hypervisor took away (steal time,
-                        /proc/stat) more than C of this VM's CPUs on average is
+                        /proc/stat) more than C of the host's CPUs on average is
                         run again, after --steal-quiet seconds in a row without steal;
-                        default 0.1.  This VM's host throttles it after a few
+                        default 0.1.  The host's hypervisor throttles it after a few
                         seconds of full use: the real runs' wall time then
                         stretches by up to 3x (CG W 0.21 s -> 0.63 s) while
                         thread CPU time, which VACED uses, does not see it
@@ -412,10 +412,10 @@ CALIBRATE=$ROOT/vaced/tools/vaced-calibrate
 # meanwhile) fall below QUIET_BELOW, at most MAX_WAIT seconds.  It samples
 # (2 s idle) only when other processes kept QUIET_BELOW CPUs or more busy
 # during one of the previous repetition's runs (OTHERS_MAX), or before the
-# first: idle gaps between runs make this VM's next runs slower and more
-# variable (measured: EP S 0.14-0.21 s after 4 s of sleep, 0.13-0.15 s
-# back to back).  The localhost calibration waits too, as the runs do:
-# other jobs' load must not enter the description either.
+# first: idle gaps between runs make the next runs slower and more
+# variable (measured: results/history.md).  The localhost calibration
+# waits too, as the runs do: other jobs' load must not enter the
+# description either.
 WAITED=0
 OTHERS_MAX=9
 wait_quiet() {
@@ -468,11 +468,11 @@ calibrate_here() {
 # The link's sizes for the fit: the tbf bucket (--burst) lets a message of
 # up to a few kB through at the veth's own speed, faster than the shaped
 # rate, which the model's latency + s/Bnet cannot follow: with 512-8192 B
-# in the fit, Bnet came out 144 MB/s on a link that carries 104-109 MB/s
-# (1-4 MB exchanges 22 % slower than the model).  So the fit takes the
-# latency from 0-64 B and the bandwidth from 32 KiB up; vaced-calibrate
-# measures 1-16 KiB as well (its --shape-sizes) for bnet_factors, which
-# bend the line to every measured size.
+# in the fit, Bnet came out above what the link carries and large
+# exchanges slower than the model (measured: results/history.md).  So the
+# fit takes the latency from 0-64 B and the bandwidth from 32 KiB up;
+# vaced-calibrate measures 1-16 KiB as well (its --shape-sizes) for
+# bnet_factors, which bend the line to every measured size.
 NET_SIZES=0,8,64,32768,65536,114688,196608,262144,524288,1048576,2097152,4194304
 # calibrate_net: the same for the netns link (with --reuse-targets, once per
 # --rate and --burst)
@@ -534,9 +534,9 @@ NET_BEST_BNET=0 HERE_BEST_C=0
 measure_targets() {
     CAL_N=$((CAL_N + 1))
     if [[ $OWN_TARGET == 1 ]]; then
-        # The same for this VM: a round whose per-message time c is above
-        # 1.1 times the run's best so far is measured again (up to twice),
-        # and the first round twice; the fastest is kept.
+        # The same for the localhost target: a round whose per-message time
+        # c is above 1.1 times the run's best so far is measured again (up to
+        # twice), and the first round twice; the fastest is kept.
         local c try kept=$WORK/here-2.kept.topo
         TARGET=$(calibrate_here)
         c=$(topo_c "$TARGET")
@@ -664,9 +664,10 @@ print(r["compute_s"], r["communication_s"])' "$json") || true
 }
 
 # wait_no_steal: until STEAL_QUIET seconds in a row pass in which the
-# hypervisor took less than a quarter of MAX_STEAL from this idle VM (at most
-# 60 s): its budget has refilled (one such second is not enough: the next
-# run is stolen from again; and an idle VM here loses 1-2 % to steal)
+# hypervisor took less than a quarter of MAX_STEAL from the idle guest (at
+# most 60 s): its budget has refilled (one such second is not enough: the
+# next run is stolen from again; and even an idle guest loses a little to
+# steal: results/history.md)
 STEAL_RERUNS=0 STEAL_WAITED=0
 wait_no_steal() {
     local t0=$SECONDS a b clean=0 low

@@ -1,10 +1,10 @@
 # One executable per program for both MPICH builds (sourced by
 # bench/validate.sh and bench/run.sh).
 #
-# Why: on this VM the same binary ran 25 % slower (user CPU 0.44 against
-# 0.35 s, 6 runs each, EP class W) from one file than from a byte-identical
-# copy, until the page cache was dropped: the file's pages, not its code,
-# made the difference, and it lasted as long as the file stayed cached.
+# Why: the same binary can run slower from one file than from a
+# byte-identical copy, until the page cache is dropped: the file's pages,
+# not its code, make the difference, and it lasts as long as the file stays
+# cached (measured: results/history.md).
 # Built once per build, vanilla's apps and VACED's apps were two files, so a
 # comparison of the two builds carried whatever the two placements did.
 # Now the apps are built once (install/vanilla's compilers; both installs

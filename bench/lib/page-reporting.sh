@@ -1,17 +1,17 @@
 # The VM's free page reporting, off for the length of a measurement
 # (sourced by bench/validate.sh and bench/run.sh).
 #
-# Why: this VM's balloon device (virtio_balloon) has free page reporting
-# (VIRTIO_BALLOON_F_REPORTING): a couple of seconds after the guest frees
-# memory it tells the host, which takes the pages away.  The next program
-# that touches them waits for the host to give them back: IS class A's
-# first touch of 64 MiB took 0.19 s of system time in one run and 0.036 s
-# in the next, with the same 16466 page faults (11.6 against 2.2 us a
-# fault), as the memory it got had been reported or not.  Which run pays
-# depends on what ran before it and how long ago, so the real runs and
-# VACED's (whose CPU time includes the faults) disagreed by 20 % (IS A) on
-# nothing but the order of the runs.  With reporting off, freed pages stay
-# with the guest and a program's faults cost the same from run to run.
+# Why: a guest's balloon device (virtio_balloon) may have free page
+# reporting (VIRTIO_BALLOON_F_REPORTING): a couple of seconds after the
+# guest frees memory it tells the host, which takes the pages away.  The
+# next program that touches them waits for the host to give them back, so
+# the same page faults cost several times more in one run than in the next,
+# as the memory it got had been reported or not (measured:
+# results/history.md).  Which run pays depends on what ran before it and how
+# long ago, so the real runs and VACED's (whose CPU time includes the
+# faults) can disagree on nothing but the order of the runs.  With reporting
+# off, freed pages stay with the guest and a program's faults cost the same
+# from run to run.
 #
 # Needs the caller's die and say functions.
 
