@@ -211,7 +211,7 @@ IFS=, read -ra PROC_LIST <<< "$PROCS"
 for p in "${PART_LIST[@]}"; do [[ ,$ALL_PARTS, == *,$p,* ]] || die "unknown part '$p' (known: $ALL_PARTS)"; done
 for a in "${APP_LIST[@]}" "$SCALE_APP"; do [[ ,$ALL_APPS, == *,$a,* ]] || die "unknown app '$a' (known: $ALL_APPS)"; done
 for p in "${PROC_LIST[@]}"; do posint --procs "$p"; done
-for c in "$CLASS" "$SCALE_CLASS" "$SEG_CLASS"; do [[ $c == [SWA] ]] || die "unknown class '$c' (known: S W A)"; done
+for c in "$CLASS" "$SCALE_CLASS" "$SEG_CLASS"; do [[ $c == [SWABC] ]] || die "unknown class '$c' (known: S W A; B and C for ep)"; done
 has_part() { [[ ,$PARTS, == *,$1,* ]]; }
 
 mkdir -p "$OUT"
