@@ -14,7 +14,7 @@
  * (a^(2*2^16*b) x_0), so every rank count draws the same numbers.  At the
  * end the sums and the counts are combined with MPI_Allreduce.
  *
- * Usage: ep [S|W|A]          any number of ranks
+ * Usage: ep [S|W|A|B|C]      any number of ranks
  * Verification: class S recomputes everything serially on rank 0 (counts
  * equal, sums within 1e-10 relative); every class compares with stored
  * reference values (those published for NPB EP, which this program
