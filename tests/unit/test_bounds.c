@@ -7,6 +7,7 @@
 #include <stdio.h>
 
 #include "check.h"
+#include "paper16.h"
 #include "progress/peers.h"
 #include "clock/clock_test.h"
 #include "sim/sim_test.h"
@@ -14,16 +15,6 @@
 
 #define US(x) ((vaced_time_t) ((x) * 1000000LL))
 
-static struct vaced_bound_pkt sent[64];
-static int sent_to_peer[64], nsent;
-
-static void fake_send(int peer, const struct vaced_bound_pkt *p)
-{
-    if (nsent < 64) {
-        sent_to_peer[nsent] = peer;
-        sent[nsent++] = *p;
-    }
-}
 
 /* Counts on this rank's connections, as its packets would leave them. */
 static void packets(int peer, int sent, int n)
@@ -281,13 +272,9 @@ static void test_two_needs(void)
 
 int main(int argc, char **argv)
 {
-    char path[4096], err[512];
-    snprintf(path, sizeof path, "%s/topo/paper-16.topo", argc > 1 ? argv[1] : ".");
-    struct vaced_target *t = NULL;
-    if (!CHECK(vaced_target_load(path, 16, &t, err, sizeof err) == 0)) {
-        printf("cannot load %s: %s\n", path, err);
+    struct vaced_target *t = paper16_load(argc, argv);
+    if (!t)
         return CHECK_REPORT();
-    }
     vaced_sim_test_set_target(t);
     vaced_sim_test_set_size(16);
     vaced_sim_test_set_rank(0);

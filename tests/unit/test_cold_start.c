@@ -6,6 +6,7 @@
 #include <time.h>
 
 #include "check.h"
+#include "paper16.h"
 #include "clock/clock_test.h"
 #include "sim/sim_test.h"
 #include "progress/progress.h"
@@ -50,14 +51,10 @@ static void start(int oversubscribed)
 
 int main(int argc, char **argv)
 {
-    char path[4096], err[512];
-    struct vaced_target *t = NULL;
+    struct vaced_target *t = paper16_load(argc, argv);
 
-    snprintf(path, sizeof path, "%s/topo/paper-16.topo", argc > 1 ? argv[1] : ".");
-    if (!CHECK(vaced_target_load(path, 16, &t, err, sizeof err) == 0)) {
-        printf("cannot load %s: %s\n", path, err);
+    if (!t)
         return CHECK_REPORT();
-    }
     vaced_sim_test_start(0, 16, t);
 
     start(1);

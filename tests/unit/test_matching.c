@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "check.h"
+#include "paper16.h"
 #include "clock/clock_test.h"
 #include "sim/sim_test.h"
 #include "progress/peers.h"
@@ -26,16 +27,6 @@ static struct fake_req *unexpected, *posted;
 static int closing[NRANKS], waits;
 static struct fake_req *wake;   /* completed by the next progress wait */
 
-static struct vaced_bound_pkt sent[64];
-static int sent_to_peer[64], nsent;
-
-static void fake_send(int peer, const struct vaced_bound_pkt *p)
-{
-    if (nsent < 64) {
-        sent_to_peer[nsent] = peer;
-        sent[nsent++] = *p;
-    }
-}
 
 /* Every packet sent so far was a bound request to `peer`. */
 static int only_asked(int peer)
@@ -345,14 +336,10 @@ static void test_idle(void)
 
 int main(int argc, char **argv)
 {
-    char path[4096], err[512];
-    struct vaced_target *t = NULL;
+    struct vaced_target *t = paper16_load(argc, argv);
 
-    snprintf(path, sizeof path, "%s/topo/paper-16.topo", argc > 1 ? argv[1] : ".");
-    if (!CHECK(vaced_target_load(path, 16, &t, err, sizeof err) == 0)) {
-        printf("cannot load %s: %s\n", path, err);
+    if (!t)
         return CHECK_REPORT();
-    }
     vaced_sim_test_start(0, 16, t);
     vaced_running = 1;
     vaced_bounds_transport(fake_send);

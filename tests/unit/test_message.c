@@ -4,6 +4,7 @@
 #include <stdio.h>
 
 #include "check.h"
+#include "paper16.h"
 #include "clock/clock_test.h"
 #include "sim/sim_test.h"
 #include "network/send.h"
@@ -117,13 +118,9 @@ static void test_found_at_post(void)
 
 int main(int argc, char **argv)
 {
-    char path[4096], err[512];
-    snprintf(path, sizeof path, "%s/topo/paper-16.topo", argc > 1 ? argv[1] : ".");
-    struct vaced_target *t = NULL;
-    if (!CHECK(vaced_target_load(path, 16, &t, err, sizeof err) == 0)) {
-        printf("cannot load %s: %s\n", path, err);
+    struct vaced_target *t = paper16_load(argc, argv);
+    if (!t)
         return CHECK_REPORT();
-    }
     start(t);
     vaced_clock_set(US(100));
     test_send();
