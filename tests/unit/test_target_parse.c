@@ -126,7 +126,7 @@ static void test_time_and_size_units(void)
         uint64_t bytes;
     } sz[] = {
         {"2 B", 2},       {"2 KB", 2000},        {"2 kB", 2000},     {"2 MB", 2000000},
-        {"2 GB", 2000000000}, {"2 KiB", 2048},   {"2 MiB", 2097152}, {"2 GiB", 2147483648ULL},
+        {"2 GB", 2000000000}, {"2 KiB", 2048},   {"2 MiB", 2097152}, {"1 GiB", 1073741824ULL},
         {"1.5 KiB", 1536}, {"128 KiB", 131072},
     };
     for (size_t i = 0; i < sizeof sz / sizeof sz[0]; i++) {
@@ -182,6 +182,7 @@ static void test_value_errors(void)
         {"latency_same_node", "fast", "'latency_same_node': expected a time such as 15 us"},
         {"eager_threshold", "0.5 B", "'eager_threshold' is not a whole number of bytes"},
         {"eager_threshold", "1e20 B", "'eager_threshold' is too large"},
+        {"eager_threshold", "2 GiB", "'eager_threshold' is at most 2147483647 B"},
         {"eager_threshold", "1 us", "'eager_threshold': unknown unit 'us'"},
         {"eager_threshold", "65536", "'eager_threshold': missing unit"},
         {"hops", "0 2 4 6", "'hops' needs 3 values"},

@@ -172,7 +172,13 @@ static int load_network(struct vaced_target *t, const struct vaced_cfg *c)
     }
     const struct vaced_entry *eg = vaced_cfg_get(c, "eager_threshold");
     t->eager_threshold = VACED_DEFAULT_EAGER_THRESHOLD;
-    return eg ? vaced_parse_size(c, eg, &t->eager_threshold) : 0;
+    if (!eg)
+        return 0;
+    if (vaced_parse_size(c, eg, &t->eager_threshold))
+        return -1;
+    if (t->eager_threshold > INT_MAX)   /* MPICH keeps its eager limit in an int */
+        return vaced_cfg_error(c, eg->line, "'eager_threshold' is at most %d B (2 GiB - 1)", INT_MAX);
+    return 0;
 }
 
 /* "file PATH" -> PATH (blanks after "file" skipped), else NULL. */
