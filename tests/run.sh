@@ -78,6 +78,7 @@ suite "unit: the program's clocks tell target time" "$ROOT/tests/tools/test_prog
 suite "unit: vaced-calibrate's fits" python3 "$ROOT/tests/tools/test_calibrate_fits.py" "$ROOT"
 suite "unit: the validation report's arithmetic" python3 "$ROOT/tests/tools/test_report.py" "$ROOT"
 suite "unit: the microbenchmark report's arithmetic" python3 "$ROOT/tests/tools/test_micro_report.py" "$ROOT"
+suite "unit: the weak-scaling and host-invariance reports' arithmetic" python3 "$ROOT/tests/tools/test_host_reports.py" "$ROOT"
 suite "unit: the harnesses' check of the localhost description (bench/lib/topo-c.sh)" "$ROOT/tests/tools/test_topo_c.sh" "$ROOT"
 
 if [ "${1:-all}" != unit ]; then
