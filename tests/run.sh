@@ -10,7 +10,7 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=$ROOT/build
-TEST_PACKAGES=(libmpich-dev python3 iproute2 util-linux procps perl make xz-utils)
+TEST_PACKAGES=(libmpich-dev python3 iproute2 util-linux procps perl make xz-utils libsimgrid-dev)
 passed=0
 failed=0
 failures=$(mktemp)
@@ -41,7 +41,8 @@ suite() {
 }
 
 # Debian's mpicc (for the relinking test) and python3 for the MPI driver;
-# perl, make and xz-utils for MPICH's own test suite (its runtests is perl).
+# perl, make and xz-utils for MPICH's own test suite (its runtests is perl);
+# SimGrid's SMPI for the export to SimGrid.
 install_test_packages() {
     local missing=()
     for p in "${TEST_PACKAGES[@]}"; do
@@ -87,6 +88,7 @@ if [ "${1:-all}" != unit ]; then
         install_test_packages
         suite "MPI integration" python3 "$ROOT/tests/mpi/test_predictions.py" "$ROOT"
         suite "vaced front end" "$ROOT/tests/tools/test_vaced_cli.sh" "$ROOT"
+        suite "the export to SimGrid, and SMPI on it" python3 "$ROOT/tests/tools/test_export_simgrid.py" "$ROOT"
         suite "calibration on this host" "$ROOT/tests/tools/test_calibrate_local.sh" "$ROOT"
         suite "one binary for both builds (bench/lib/apps.sh)" "$ROOT/tests/tools/test_apps_lib.sh" "$ROOT"
         suite "compute segments, vanilla and vaced (bench/segtime.c)" "$ROOT/tests/tools/test_segtime.sh" "$ROOT"

@@ -6,8 +6,11 @@ counts = {"passed": 0, "failed": 0}
 
 
 def check(name, ok, detail=""):
+    """Counts a check and returns whether it passed (a test may go on only then)."""
+    ok = bool(ok)
     print(("ok   " if ok else "FAIL ") + name + (f" ({detail})" if detail else ""))
     counts["passed" if ok else "failed"] += 1
+    return ok
 
 
 def finish():

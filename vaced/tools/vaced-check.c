@@ -2,6 +2,10 @@
  * (vaced_target_load, exactly what the ranks run) and summarise it.
  *
  *   vaced-check [-q] FILE RANKS     RANKS 0: the whole target (all its cores)
+ *   vaced-check --pairs FILE RANKS  machine-readable: the parameters and, for
+ *                                   every ordered pair of ranks, the latency (s)
+ *                                   and bandwidth (B/s) of the network model
+ *                                   (vaced export-simgrid reads them)
  *
  * Exit 0 valid, 1 invalid ("FILE:LINE: reason" on stderr), 2 usage.
  * -q prints nothing on success.  Built by the `vaced` front end into
@@ -91,6 +95,28 @@ static void print_factors(const char *rate, const char *unit, const struct vaced
                in_unit * f->factor[i], unit, f->factor[i]);
 }
 
+/* The model's one-way cost between every two ranks of the job, as a
+ * latency and a bandwidth: L(0), and the rate of a large message (past
+ * every size factor's last point). */
+static void print_pairs(const struct vaced_target *t, int n)
+{
+    const uint64_t big = UINT64_C(1) << 30;
+    printf("param eager_threshold_B %llu\n", (unsigned long long) t->eager_threshold);
+    printf("param bmem_Bps %.17g\n", t->bmem);
+    printf("param send_overhead_s %.17g\n", t->o_send * 1e-12);
+    printf("param recv_overhead_s %.17g\n", t->o_recv * 1e-12);
+    for (int r = 0; r < n; r++)
+        printf("node %d %d\n", r, vaced_target_node_of(t, r));
+    for (int a = 0; a < n; a++)
+        for (int b = 0; b < n; b++) {
+            if (a == b)
+                continue;
+            vaced_time_t l0 = vaced_target_transfer_time(t, a, b, 0);
+            vaced_time_t lb = vaced_target_transfer_time(t, a, b, big);
+            printf("pair %d %d %.17g %.17g\n", a, b, l0 * 1e-12, (double) big / ((lb - l0) * 1e-12));
+        }
+}
+
 static const char *mapping_name(enum vaced_mapping m)
 {
     return m == VACED_MAP_BLOCK ? "block" : m == VACED_MAP_ROUND_ROBIN ? "round-robin" : "file";
@@ -99,15 +125,22 @@ static const char *mapping_name(enum vaced_mapping m)
 int main(int argc, char **argv)
 {
     int quiet = argc > 1 && strcmp(argv[1], "-q") == 0;
-    if (argc != 3 + quiet) {
-        fprintf(stderr, "usage: vaced-check [-q] FILE RANKS   (RANKS 0: the whole target)\n");
+    int pairs = argc > 1 && strcmp(argv[1], "--pairs") == 0;
+    if (argc != 3 + (quiet || pairs)) {
+        fprintf(stderr, "usage: vaced-check [-q] FILE RANKS   (RANKS 0: the whole target)\n"
+                        "       vaced-check --pairs FILE RANKS  (RANKS at least 1)\n");
         return 2;
     }
+    quiet |= pairs;
     const char *path = argv[1 + quiet];
     char *end;
     long n = strtol(argv[2 + quiet], &end, 10);
     if (*end || n < 0 || n > 2147483647L) {
         fprintf(stderr, "vaced-check: RANKS must be a whole number, got '%s'\n", argv[2 + quiet]);
+        return 2;
+    }
+    if (pairs && n == 0) {
+        fprintf(stderr, "vaced-check: --pairs needs RANKS of at least 1\n");
         return 2;
     }
     char err[1024];
@@ -124,6 +157,8 @@ int main(int argc, char **argv)
     }
     if (vaced_target_load(path, (int) n, &t, err, sizeof err))
         goto bad;
+    if (pairs)
+        print_pairs(t, (int) n);
     if (quiet) {
         vaced_target_free(t);
         return 0;
