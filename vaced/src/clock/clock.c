@@ -51,14 +51,21 @@ static int64_t wall_ns(void)
     return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
-/* The canary's reading for the segment that just ended, cpu_ns long
- * (canary.h); 0 when the segment was not the rank's alone: another
- * process or the hypervisor, running in it (wall time beyond its CPU
- * time), cools the caches as the target, a rank per core, would not. */
-static double segment_coldness(int64_t cpu_ns)
+/* The wall time now, where the canary or the cold-start note needs it
+ * (one read serves both); 0 otherwise. */
+static int64_t wall_if_needed(void)
+{
+    return vaced_clock_st.canary.head || vaced_clock_st.oversubscribed ? wall_ns() : 0;
+}
+
+/* The canary's reading for the segment that just ended, cpu_ns long, at
+ * wall time `wall` (canary.h); 0 when the segment was not the rank's alone:
+ * another process or the hypervisor, running in it (wall time beyond its
+ * CPU time), cools the caches as the target, a rank per core, would not. */
+static double segment_coldness(int64_t cpu_ns, int64_t wall)
 {
     if (!vaced_clock_st.canary.head ||
-        wall_ns() - vaced_clock_st.wall_t1_ns > cpu_ns + cpu_ns / 50 + 2000)
+        wall - vaced_clock_st.wall_t1_ns > cpu_ns + cpu_ns / 50 + 2000)
         return 0;
     return vaced_canary_coldness(&vaced_clock_st.canary);
 }
@@ -70,17 +77,16 @@ void vaced_activity_begin(void)
     if (vaced_clock_st.depth++ == 0) {
         /* E*start: t2 = cpu(); tV += t2 - t1 */
         vaced_clock_st.t2_ns = vaced_cputime_ns();
+        int64_t wall = wall_if_needed();
         vaced_time_t seg = segment_since(vaced_clock_st.t1_ns, vaced_clock_st.t2_ns);
         add_compute(seg, "compute");
         if (vaced_clock_st.segment_cold)
             vaced_clock_st.compute_cold += seg;
-        if (vaced_clock_st.oversubscribed) {
-            vaced_clock_st.call_wall_ns = wall_ns();
-            vaced_clock_st.call_cpu_ns = vaced_clock_st.t2_ns;
-        }
+        vaced_clock_st.call_wall_ns = wall;
+        vaced_clock_st.call_cpu_ns = vaced_clock_st.t2_ns;
         vaced_clock_st.last_compute = seg;
         vaced_clock_st.last_coldness =
-            segment_coldness(vaced_clock_st.t2_ns - vaced_clock_st.t1_ns);
+            segment_coldness(vaced_clock_st.t2_ns - vaced_clock_st.t1_ns, wall);
         vaced_clock_st.call_start = vaced_clock_st.tv;
         vaced_bounds_activity_point();  /* tV is current: answer bound requests */
     }
@@ -104,12 +110,12 @@ void vaced_activity_end(void)
             vaced_clock_st.test_failed = 0;
         }
         vaced_clock_st.polling = 0;
+        int64_t wall = wall_if_needed();
         if (vaced_clock_st.oversubscribed)      /* off its core for a while in the call? */
-            vaced_clock_st.segment_cold = wall_ns() - vaced_clock_st.call_wall_ns -
+            vaced_clock_st.segment_cold = wall - vaced_clock_st.call_wall_ns -
                                           (now - vaced_clock_st.call_cpu_ns) > VACED_SLEPT_NS;
         vaced_clock_st.t1_ns = now;             /* E*end: t1 = cpu() */
-        if (vaced_clock_st.canary.head)
-            vaced_clock_st.wall_t1_ns = wall_ns();
+        vaced_clock_st.wall_t1_ns = wall;
     }
 }
 
