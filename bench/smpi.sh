@@ -13,8 +13,9 @@ usage() {
     cat <<EOF
 usage: bench/smpi.sh [--apps LIST] [--ranks "16 64 256"] [--class C] [--out DIR]
 
-Builds the mini-apps of tests/apps twice, with install/vaced's compilers
-and with Debian's SimGrid (smpicc, smpiff; package libsimgrid-dev), and
+Builds the mini-apps of tests/apps twice, as the other harnesses do
+(bench/lib/apps.sh: install/vanilla's compilers, run on install/vaced's
+library) and with Debian's SimGrid (smpicc, smpiff; libsimgrid-dev), and
 runs each at every rank count (default "$RANKS", class $CLASS) on two
 targets: paper-1024, and a paper-16-like one (paper-16's figures, one core
 a node, all nodes 3 hops apart) with exactly P cores.  SMPI gets the
@@ -44,10 +45,12 @@ say() { echo "[smpi] $*" >&2; }
 [ -x "$VACED/bin/mpiexec" ] || die "run ./build.sh first"
 command -v smpicc > /dev/null && command -v smpirun > /dev/null ||
     die "SimGrid's smpicc and smpirun are missing: apt-get install libsimgrid-dev"
+# shellcheck source=lib/apps.sh
+source "$ROOT/bench/lib/apps.sh"
 WORK=$ROOT/build/smpi
 mkdir -p "$WORK/logs" "$OUT"
-make -s -C "$ROOT/tests/apps" PREFIX="$VACED" OUT="$WORK/vaced" > "$WORK/logs/build-vaced.log" 2>&1 ||
-    die "building the apps with install/vaced failed: see $WORK/logs/build-vaced.log"
+apps_build "$WORK" "$WORK/logs/build-vaced.log"
+apps_stage "$WORK"
 make -s -C "$ROOT/tests/apps" MPICC=smpicc MPIF90=smpiff OUT="$WORK/smpi" > "$WORK/logs/build-smpi.log" 2>&1 ||
     die "building the apps with smpicc/smpiff failed: see $WORK/logs/build-smpi.log"
 
@@ -72,7 +75,8 @@ for p in $RANKS; do
         for app in "${apps[@]}"; do
             log=$WORK/logs/$app-$tname-$p
             start=$(date +%s.%N) rc=0
-            env VACED_TARGET="$target" VACED_QUIET=1 "$VACED/bin/mpiexec" -n "$p" "$WORK/vaced/$app" "$CLASS" \
+            env "$(mpi_lib vaced)" VACED_TARGET="$target" VACED_QUIET=1 "$VACED/bin/mpiexec" -n "$p" \
+                "$WORK/run/$app" "$CLASS" \
                 > "$log.vaced" 2>&1 || rc=$?
             vwall=$(wall_of "$start")
             if [[ $rc == 2 ]]; then
