@@ -279,7 +279,7 @@ int main(int argc, char **argv)
     vaced_sim_test_set_size(16);
     vaced_sim_test_set_rank(0);
     vaced_running = 1;
-    vaced_bounds_transport(fake_send);
+    vaced_bounds_start(fake_send);
     vaced_peers_init(16);
     test_direct();
     test_chains();

@@ -342,7 +342,7 @@ int main(int argc, char **argv)
         return CHECK_REPORT();
     vaced_sim_test_start(0, 16, t);
     vaced_running = 1;
-    vaced_bounds_transport(fake_send);
+    vaced_bounds_start(fake_send);
     vaced_peers_init(16);
     test_pick();
     test_held();

@@ -8,9 +8,12 @@
 #include "sim/sim.h"
 #include "progress/progress.h"
 #include "report/trace.h"
+#include "sim/rank_state.h"
 
-struct vaced_clock vaced_clock_st;
-int vaced_running;
+static struct vaced_clock clock_live;
+struct vaced_clock *vaced_clock_st = &clock_live;
+VACED_STATE_SLOT(vaced_clock_slot, vaced_clock_st, clock_live);
+int vaced_running;             /* the process's, not a rank's: no slot */
 
 /* A segment's CPU time holds the end of the read that opened it and the
  * start of the read that closes it: one read's cost, which the target,
@@ -31,17 +34,17 @@ static int64_t vaced_calibrate_read_cost(void)
 }
 
 /* CPU time since `from`, less one clock read, in target time. */
-static vaced_time_t segment_since(int64_t from, int64_t now)
+static vaced_time_t segment_since(const struct vaced_clock *c, int64_t from, int64_t now)
 {
-    int64_t ns = now - from - vaced_clock_st.read_cost_ns;
+    int64_t ns = now - from - c->read_cost_ns;
     return ns > 0 ? vaced_time_from_ns(ns) : 0;
 }
 
-static void add_compute(vaced_time_t seg, const char *kind)
+static void add_compute(struct vaced_clock *c, vaced_time_t seg, const char *kind)
 {
-    vaced_trace_span(kind, vaced_clock_st.tv, vaced_clock_st.tv + seg);
-    vaced_clock_st.tv += seg;
-    vaced_clock_st.compute += seg;
+    vaced_trace_span(kind, c->tv, c->tv + seg);
+    c->tv += seg;
+    c->compute += seg;
 }
 
 static int64_t wall_ns(void)
@@ -53,69 +56,70 @@ static int64_t wall_ns(void)
 
 /* The wall time now, where the canary or the cold-start note needs it
  * (one read serves both); 0 otherwise. */
-static int64_t wall_if_needed(void)
+static int64_t wall_if_needed(const struct vaced_clock *c)
 {
-    return vaced_clock_st.canary.head || vaced_clock_st.oversubscribed ? wall_ns() : 0;
+    return c->canary.head || c->oversubscribed ? wall_ns() : 0;
 }
 
 /* The canary's reading for the segment that just ended, cpu_ns long, at
  * wall time `wall` (canary.h); 0 when the segment was not the rank's alone:
  * another process or the hypervisor, running in it (wall time beyond its
  * CPU time), cools the caches as the target, a rank per core, would not. */
-static double segment_coldness(int64_t cpu_ns, int64_t wall)
+static double segment_coldness(struct vaced_clock *c, int64_t cpu_ns, int64_t wall)
 {
-    if (!vaced_clock_st.canary.head ||
-        wall - vaced_clock_st.wall_t1_ns > cpu_ns + cpu_ns / 50 + 2000)
+    if (!c->canary.head || wall - c->wall_t1_ns > cpu_ns + cpu_ns / 50 + 2000)
         return 0;
-    return vaced_canary_coldness(&vaced_clock_st.canary);
+    return vaced_canary_coldness(&c->canary);
 }
 
+/* The activity boundaries load the state pointer once: nothing rebinds it
+ * inside a call. */
 void vaced_activity_begin(void)
 {
     if (!vaced_running)
         return;
-    if (vaced_clock_st.depth++ == 0) {
+    struct vaced_clock *c = vaced_clock_st;
+    if (c->depth++ == 0) {
         /* E*start: t2 = cpu(); tV += t2 - t1 */
-        vaced_clock_st.t2_ns = vaced_cputime_ns();
-        int64_t wall = wall_if_needed();
-        vaced_time_t seg = segment_since(vaced_clock_st.t1_ns, vaced_clock_st.t2_ns);
-        add_compute(seg, "compute");
-        if (vaced_clock_st.segment_cold)
-            vaced_clock_st.compute_cold += seg;
-        vaced_clock_st.call_wall_ns = wall;
-        vaced_clock_st.call_cpu_ns = vaced_clock_st.t2_ns;
-        vaced_clock_st.last_compute = seg;
-        vaced_clock_st.last_coldness =
-            segment_coldness(vaced_clock_st.t2_ns - vaced_clock_st.t1_ns, wall);
-        vaced_clock_st.call_start = vaced_clock_st.tv;
+        c->t2_ns = vaced_cputime_ns();
+        int64_t wall = wall_if_needed(c);
+        vaced_time_t seg = segment_since(c, c->t1_ns, c->t2_ns);
+        add_compute(c, seg, "compute");
+        if (c->segment_cold)
+            c->compute_cold += seg;
+        c->call_wall_ns = wall;
+        c->call_cpu_ns = c->t2_ns;
+        c->last_compute = seg;
+        c->last_coldness = segment_coldness(c, c->t2_ns - c->t1_ns, wall);
+        c->call_start = c->tv;
         vaced_bounds_activity_point();  /* tV is current: answer bound requests */
     }
 }
 
 void vaced_activity_end(void)
 {
-    if (!vaced_running || vaced_clock_st.depth == 0)
+    struct vaced_clock *c = vaced_clock_st;
+    if (!vaced_running || c->depth == 0)
         return;
-    if (vaced_clock_st.depth == 1)
+    if (c->depth == 1)
         vaced_bounds_activity_point();  /* inside the activity: its sends nest */
-    if (--vaced_clock_st.depth == 0) {
-        if (vaced_clock_st.canary.head)
-            vaced_canary_coldness(&vaced_clock_st.canary);  /* warm for the segment to come */
+    if (--c->depth == 0) {
+        if (c->canary.head)
+            vaced_canary_coldness(&c->canary);  /* warm for the segment to come */
         int64_t now = vaced_cputime_ns();
-        vaced_trace_span("mpi", vaced_clock_st.call_start, vaced_clock_st.tv);
-        if (vaced_clock_st.test_failed) {   /* polling: at most VACED_TEST_CHARGE_MAX_NS */
-            int64_t from = now - vaced_clock_st.t2_ns > VACED_TEST_CHARGE_MAX_NS
-                               ? now - VACED_TEST_CHARGE_MAX_NS : vaced_clock_st.t2_ns;
-            add_compute(segment_since(from, now), "poll");
-            vaced_clock_st.test_failed = 0;
+        vaced_trace_span("mpi", c->call_start, c->tv);
+        if (c->test_failed) {   /* polling: at most VACED_TEST_CHARGE_MAX_NS */
+            int64_t from = now - c->t2_ns > VACED_TEST_CHARGE_MAX_NS
+                               ? now - VACED_TEST_CHARGE_MAX_NS : c->t2_ns;
+            add_compute(c, segment_since(c, from, now), "poll");
+            c->test_failed = 0;
         }
-        vaced_clock_st.polling = 0;
-        int64_t wall = wall_if_needed();
-        if (vaced_clock_st.oversubscribed)      /* off its core for a while in the call? */
-            vaced_clock_st.segment_cold = wall - vaced_clock_st.call_wall_ns -
-                                          (now - vaced_clock_st.call_cpu_ns) > VACED_SLEPT_NS;
-        vaced_clock_st.t1_ns = now;             /* E*end: t1 = cpu() */
-        vaced_clock_st.wall_t1_ns = wall;
+        c->polling = 0;
+        int64_t wall = wall_if_needed(c);
+        if (c->oversubscribed)      /* off its core for a while in the call? */
+            c->segment_cold = wall - c->call_wall_ns - (now - c->call_cpu_ns) > VACED_SLEPT_NS;
+        c->t1_ns = now;             /* E*end: t1 = cpu() */
+        c->wall_t1_ns = wall;
     }
 }
 
@@ -124,46 +128,46 @@ void vaced_activity_end(void)
  * which also lets a polling loop's target time reach the completion. */
 void vaced_test_failed(void)
 {
-    if (vaced_running && vaced_clock_st.depth > 0)
-        vaced_clock_st.test_failed = 1;
+    if (vaced_running && vaced_clock_st->depth > 0)
+        vaced_clock_st->test_failed = 1;
 }
 
 void vaced_test_restart(void)
 {
-    if (vaced_running && vaced_clock_st.polling)
-        vaced_clock_st.t2_ns = vaced_cputime_ns();
+    if (vaced_running && vaced_clock_st->polling)
+        vaced_clock_st->t2_ns = vaced_cputime_ns();
 }
 
 void vaced_clock_reset(void)
 {
-    memset(&vaced_clock_st, 0, sizeof vaced_clock_st);
+    memset(vaced_clock_st, 0, sizeof *vaced_clock_st);
 }
 
 void vaced_clock_start(void)
 {
-    vaced_clock_st.read_cost_ns = vaced_calibrate_read_cost();
-    vaced_clock_st.tv = 0;                      /* E_start: tV = 0; t1 = cpu() */
-    vaced_clock_st.t1_ns = vaced_cputime_ns();
+    vaced_clock_st->read_cost_ns = vaced_calibrate_read_cost();
+    vaced_clock_st->tv = 0;                      /* E_start: tV = 0; t1 = cpu() */
+    vaced_clock_st->t1_ns = vaced_cputime_ns();
 }
 
 void vaced_clock_open_canary(void)
 {
-    vaced_canary_open(&vaced_clock_st.canary);
+    vaced_canary_open(&vaced_clock_st->canary);
 }
 
 void vaced_clock_close_canary(void)
 {
-    vaced_canary_close(&vaced_clock_st.canary);
+    vaced_canary_close(&vaced_clock_st->canary);
 }
 
 void vaced_clock_poll(void)
 {
-    vaced_clock_st.polling = vaced_clock_st.depth > 0;
+    vaced_clock_st->polling = vaced_clock_st->depth > 0;
 }
 
 vaced_time_t vaced_now(void)
 {
-    return vaced_clock_st.tv;
+    return vaced_clock_st->tv;
 }
 
 /* With MPI called from several threads (above MPI_THREAD_FUNNELED), one
@@ -173,14 +177,15 @@ vaced_time_t vaced_now(void)
 vaced_time_t vaced_horizon(void)
 {
     return vaced_running && !(vaced_sim_unmodelled() & VACED_UNMODELLED_THREADS)
-               ? vaced_clock_st.tv : INT64_MAX;
+               ? vaced_clock_st->tv : INT64_MAX;
 }
 
 vaced_time_t vaced_clock_now_ps(void)
 {
-    vaced_time_t t = vaced_clock_st.tv;
-    if (vaced_running && vaced_clock_st.depth == 0)
-        t += segment_since(vaced_clock_st.t1_ns, vaced_cputime_ns());
+    const struct vaced_clock *c = vaced_clock_st;
+    vaced_time_t t = c->tv;
+    if (vaced_running && c->depth == 0)
+        t += segment_since(c, c->t1_ns, vaced_cputime_ns());
     return t;
 }
 
@@ -192,6 +197,6 @@ double vaced_wtime(void)
 void vaced_clock_sleep(vaced_time_t slept)
 {
     if (vaced_running && slept > 0)
-        add_compute(slept, "compute");
+        add_compute(vaced_clock_st, slept, "compute");
 }
 

@@ -46,38 +46,39 @@ struct vaced_clock {
     vaced_time_t compute_cold;  /* sum of the compute segments that began so */
 };
 
-/* clock/'s own: outside clock/, only through the functions of this header. */
-extern struct vaced_clock vaced_clock_st;
+/* clock/'s own: outside clock/, only through the functions of this header.
+ * The rank's: a replay rebinds it (sim/rank_state.h). */
+extern struct vaced_clock *vaced_clock_st;
 
 /* tV as of the last event (vaced_now, without the call). */
 static inline vaced_time_t vaced_clock_tv(void)
 {
-    return vaced_clock_st.tv;
+    return vaced_clock_st->tv;
 }
 
 /* tV = t: an event the network or progress model timed (a send, a wait's
  * end, a receive's copy) moves the clock to its end. */
 static inline void vaced_clock_set(vaced_time_t t)
 {
-    vaced_clock_st.tv = t;
+    vaced_clock_st->tv = t;
 }
 
 /* The compute segment before the running MPI call, and the canary's
  * reading after it (0: none): how cold the call finds the caches. */
 static inline vaced_time_t vaced_clock_last_compute(void)
 {
-    return vaced_clock_st.last_compute;
+    return vaced_clock_st->last_compute;
 }
 
 static inline double vaced_clock_last_coldness(void)
 {
-    return vaced_clock_st.last_coldness;
+    return vaced_clock_st->last_coldness;
 }
 
 /* The sum of the compute segments so far (the report's split). */
 static inline vaced_time_t vaced_clock_compute(void)
 {
-    return vaced_clock_st.compute;
+    return vaced_clock_st->compute;
 }
 
 /* Of which, the segments that began after the rank slept on the host while
@@ -86,13 +87,13 @@ static inline vaced_time_t vaced_clock_compute(void)
  * noted, the host is not oversubscribed). */
 static inline vaced_time_t vaced_clock_compute_cold(void)
 {
-    return vaced_clock_st.oversubscribed ? vaced_clock_st.compute_cold : VACED_TIME_UNSET;
+    return vaced_clock_st->oversubscribed ? vaced_clock_st->compute_cold : VACED_TIME_UNSET;
 }
 
 /* A rank shares its host core (simulation start): cold starts are noted. */
 static inline void vaced_clock_set_oversubscribed(int on)
 {
-    vaced_clock_st.oversubscribed = on;
+    vaced_clock_st->oversubscribed = on;
 }
 
 /* Zeroes the clock's state (simulation start, before anything else). */

@@ -9,38 +9,43 @@
 #include "network/overhead.h"
 #include "network/send.h"
 #include "progress/peers.h"
+#include "sim/rank_state.h"
 
-static struct {
+struct send_state {
     vaced_time_t cpu_free;      /* when this CPU is done moving same-node data (bcpu) */
     vaced_time_t link_free;     /* when this rank's link is done sending (injection_queue) */
     uint64_t *sent_to;          /* per rank: messages so far that count in the connection's warm-up */
-} st;
+};
+
+/* The rank's: a replay rebinds it (sim/rank_state.h). */
+static struct send_state send_live, *st = &send_live;
+VACED_STATE_SLOT(vaced_send_slot, st, send_live);
 
 void vaced_send_reset(void)
 {
-    memset(&st, 0, sizeof st);
+    memset(st, 0, sizeof *st);
 }
 
 int vaced_send_count_connections(int size)
 {
-    return (st.sent_to = calloc((size_t)size, sizeof *st.sent_to)) ? 0 : -1;
+    return (st->sent_to = calloc((size_t)size, sizeof *st->sent_to)) ? 0 : -1;
 }
 
 void vaced_send_free(void)
 {
-    free(st.sent_to);
-    st.sent_to = NULL;
+    free(st->sent_to);
+    st->sent_to = NULL;
 }
 
 vaced_time_t vaced_cpu_free_at(void)
 {
-    return st.cpu_free;
+    return st->cpu_free;
 }
 
 vaced_time_t vaced_cpu_occupy(vaced_time_t start, vaced_time_t busy, vaced_time_t wake)
 {
-    st.cpu_free = vaced_time_max(start, st.cpu_free) + busy + wake;
-    return st.cpu_free;
+    st->cpu_free = vaced_time_max(start, st->cpu_free) + busy + wake;
+    return st->cpu_free;
 }
 
 vaced_time_t vaced_copy_time(uint64_t bytes)
@@ -52,10 +57,11 @@ vaced_time_t vaced_copy_time(uint64_t bytes)
 static vaced_time_t warmup_time(int dest, uint64_t bytes)
 {
     const struct vaced_target *t = vaced_sim_target();
-    if (!st.sent_to || dest < 0 || dest >= vaced_sim_size() || !vaced_target_warms_up(t, bytes))
+    if (!st->sent_to || dest < 0 || dest >= vaced_sim_size() || !vaced_target_warms_up(t, bytes))
         return 0;
-    vaced_time_t extra = vaced_target_warmup_time(t, vaced_sim_rank(), dest, st.sent_to[dest], bytes);
-    st.sent_to[dest]++;
+    vaced_time_t extra = vaced_target_warmup_time(t, vaced_sim_rank(), dest, st->sent_to[dest],
+                                                  bytes);
+    st->sent_to[dest]++;
     return extra;
 }
 
@@ -109,8 +115,8 @@ vaced_time_t vaced_send_stamp(int dest, uint64_t bytes, int is_data, vaced_time_
     if (is_data) {
         vaced_time_t busy = vaced_target_cpu_time(t, rank, dest, bytes);
         if (busy > 0) {
-            ts = vaced_time_max(ts, st.cpu_free);
-            st.cpu_free = ts + busy;
+            ts = vaced_time_max(ts, st->cpu_free);
+            st->cpu_free = ts + busy;
         }
     }
     if (tr)
@@ -121,9 +127,9 @@ vaced_time_t vaced_send_stamp(int dest, uint64_t bytes, int is_data, vaced_time_
     if (wire > 0)
         wire += warm;
     /* On the wire once the rank's earlier messages have left (FIFO). */
-    vaced_time_t leave = wire > 0 ? vaced_time_max(ts + copy, st.link_free) : ts + copy;
+    vaced_time_t leave = wire > 0 ? vaced_time_max(ts + copy, st->link_free) : ts + copy;
     if (wire > 0)
-        st.link_free = leave + wire;
+        st->link_free = leave + wire;
     /* The sender only pays the overhead and the copy into its send buffer;
      * a response sent from a handler is accounted by the wait that handles
      * it (a second response from the same handler leaves after the first). */

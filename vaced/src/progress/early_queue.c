@@ -5,18 +5,21 @@
 #include "progress/early_queue.h"
 #include "progress/progress.h"
 #include "progress/peers.h"
+#include "sim/rank_state.h"
 
-static struct vaced_early_queue early;
+/* The rank's: a replay rebinds it (sim/rank_state.h). */
+static struct vaced_early_queue early_live, *early = &early_live;
+VACED_STATE_SLOT(vaced_early_slot, early, early_live);
 
 void vaced_early_reset(void)
 {
-    early = (struct vaced_early_queue){ 0 };
+    *early = (struct vaced_early_queue){ 0 };
 }
 
 /* End of the latest progress point: what the target has seen by then. */
 static vaced_time_t last_progress(void)
 {
-    const struct vaced_waits *w = &vaced_progress_st.waits;
+    const struct vaced_waits *w = &vaced_progress_st->waits;
     if (w->count == 0)
         return 0;
     return w->hist[(w->head + w->count - 1) % VACED_WAIT_HISTORY].end;
@@ -28,13 +31,13 @@ static vaced_time_t last_progress(void)
  * wait ends, which may depend on it. */
 int vaced_unseen(vaced_time_t ta)
 {
-    return vaced_running && vaced_progress_st.waits.depth == 0 && ta != VACED_TIME_UNSET &&
+    return vaced_running && vaced_progress_st->waits.depth == 0 && ta != VACED_TIME_UNSET &&
         ta > last_progress();
 }
 
 int vaced_early(vaced_time_t ta)
 {
-    return vaced_running && vaced_progress_st.waits.depth == 0 && ta != VACED_TIME_UNSET &&
+    return vaced_running && vaced_progress_st->waits.depth == 0 && ta != VACED_TIME_UNSET &&
         ta > vaced_clock_tv();
 }
 
@@ -45,7 +48,7 @@ int vaced_parks(vaced_time_t ta, int at_post)
 
 void vaced_defer(int peer, vaced_time_t due, vaced_fire_fn fire, void *arg)
 {
-    struct vaced_early_queue *q = &early;
+    struct vaced_early_queue *q = early;
     if (q->count == q->cap) {
         unsigned cap = q->cap ? 2 * q->cap : 16;
         struct vaced_deferred *items = realloc(q->items, cap * sizeof *items);
@@ -66,8 +69,8 @@ void vaced_defer(int peer, vaced_time_t due, vaced_fire_fn fire, void *arg)
 int vaced_fire_deferred(vaced_time_t limit)
 {
     int fired = 0;
-    struct vaced_early_queue *q = &early;
-    struct vaced_waits *w = &vaced_progress_st.waits;
+    struct vaced_early_queue *q = early;
+    struct vaced_waits *w = &vaced_progress_st->waits;
     vaced_time_t cur = w->depth > 0 ? w->start : vaced_clock_tv();
     while (q->count > 0 && q->items[0].due <= limit) {
         struct vaced_deferred d = q->items[0];
@@ -94,7 +97,7 @@ int vaced_fire_deferred(vaced_time_t limit)
 
 void vaced_poll(void)
 {
-    struct vaced_waits *w = &vaced_progress_st.waits;
+    struct vaced_waits *w = &vaced_progress_st->waits;
     if (!vaced_running || w->depth > 0)
         return;
     vaced_clock_poll();
@@ -109,6 +112,6 @@ void vaced_poll(void)
 
 void vaced_free_deferred(void)
 {
-    free(early.items);
-    early = (struct vaced_early_queue){ 0 };
+    free(early->items);
+    *early = (struct vaced_early_queue){ 0 };
 }

@@ -15,7 +15,7 @@ vaced_time_t vaced_handle_time(vaced_time_t cur, vaced_time_t ta, vaced_time_t w
 vaced_time_t vaced_handle_time_by(vaced_time_t cur, vaced_time_t ta, vaced_time_t work,
                                   enum vaced_handler *by)
 {
-    struct vaced_waits *w = &vaced_progress_st.waits;
+    struct vaced_waits *w = &vaced_progress_st->waits;
     vaced_time_t h = vaced_waits_handler(w, cur, ta, work, by);
     if (h == ta)
         h += vaced_wakeup_delay(ta);
@@ -38,7 +38,7 @@ static vaced_time_t rndv_data_arrival(int src, uint64_t bytes, vaced_time_t ta)
         return ta;
     /* The receiver's share starts when the sender starts (the kernel
      * streams the data) if this rank is at a progress point then. */
-    struct vaced_waits *w = &vaced_progress_st.waits;
+    struct vaced_waits *w = &vaced_progress_st->waits;
     vaced_time_t copy = vaced_copy_time(bytes);
     vaced_time_t sent = ta - copy - vaced_target_transfer_time(t, src, vaced_sim_rank(), bytes);
     vaced_time_t start = vaced_waits_handle_time(w, vaced_progress_start(), sent, 0);
@@ -75,7 +75,7 @@ vaced_time_t vaced_handle_begin(vaced_time_t ta)
     if (!vaced_running)
         return ta;
     vaced_activity_begin();
-    struct vaced_waits *w = &vaced_progress_st.waits;
+    struct vaced_waits *w = &vaced_progress_st->waits;
     vaced_time_t cur = vaced_progress_start();
     /* A stamped message costs the receiver its overhead before it can
      * answer (0 unless the target sets one). */
@@ -90,7 +90,7 @@ void vaced_handle_end(void)
 {
     if (!vaced_running)
         return;
-    vaced_progress_st.waits.handling = 0;
+    vaced_progress_st->waits.handling = 0;
     vaced_activity_end();
 }
 
@@ -99,7 +99,7 @@ void vaced_respond_begin_at(vaced_time_t ta, vaced_time_t post)
     if (!vaced_running)
         return;
     vaced_activity_begin();
-    struct vaced_waits *w = &vaced_progress_st.waits;
+    struct vaced_waits *w = &vaced_progress_st->waits;
     /* A receive posted inside a handling context (a schedule's next round,
      * vaced_handle_begin) is posted at that context's time, and the context
      * goes on after the response. */
@@ -125,7 +125,7 @@ void vaced_respond_begin(vaced_time_t ta)
 
 void vaced_respond_end(void)
 {
-    struct vaced_waits *w = &vaced_progress_st.waits;
+    struct vaced_waits *w = &vaced_progress_st->waits;
     if (!vaced_running || !w->responding)
         return;
     w->responding = 0;

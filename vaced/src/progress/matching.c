@@ -6,40 +6,48 @@
  * target's answer is known; Waitany reports the target's first. */
 #include <stdlib.h>
 #include "progress/progress.h"
+#include "sim/rank_state.h"
 
-static const struct vaced_device *dev;
+struct matching_state {
+    const struct vaced_device *dev;
+    /* Held wildcard receives, and messages for receives posted behind
+     * them: the held-receive hook's work (an upper bound).  A message that
+     * a held receive is the first posted receive to match is "claimed":
+     * neither probes nor later receives take it (MPI's order gives it to
+     * the held receive). */
+    int nheld;
+    /* What a blocking probe or a wildcard gate waits on: a world rank, -2
+     * (any rank) or -1 (none). */
+    int waiting_on;
+    /* A test or probe is being settled: the rank waits on the host, but is
+     * not blocked on the target (its clock moves on once it is decided). */
+    int settling;
+    /* vaced_held_next's decision in progress: the held receive, its
+     * earliest candidate's arrival, and whether requests went out for it. */
+    void *focus_req;
+    vaced_time_t focus_ta;
+    int focus_begun;
+};
 
-/* Held wildcard receives, and messages for receives posted behind them:
- * the held-receive hook's work (an upper bound).  A message that a held
- * receive is the first posted receive to match is "claimed": neither
- * probes nor later receives take it (MPI's order gives it to the held
- * receive). */
-static int nheld;
-/* What a blocking probe or a wildcard gate waits on: a world rank, -2 (any
- * rank) or -1 (none). */
-static int waiting_on = -1;
-/* A test or probe is being settled: the rank waits on the host, but is not
- * blocked on the target (its clock moves on once it is decided). */
-static int settling;
+/* The rank's: a replay rebinds it (sim/rank_state.h). */
+static struct matching_state matching_live = { .waiting_on = -1 }, *st = &matching_live;
+VACED_STATE_SLOT(vaced_matching_slot, st, matching_live);
 
 void vaced_matching_start(const struct vaced_device *d)
 {
-    dev = d;
-    nheld = 0;
-    waiting_on = -1;
-    settling = 0;
+    *st = (struct matching_state){ .dev = d, .waiting_on = -1 };
 }
 
 void vaced_matching_hold(void)
 {
-    nheld++;
+    st->nheld++;
 }
 
 static struct vaced_req_facts facts_of(void *req)
 {
     struct vaced_req_facts f;
 
-    dev->facts(req, &f);
+    st->dev->facts(req, &f);
     return f;
 }
 
@@ -50,12 +58,12 @@ static vaced_time_t arrival_of(void *req)
 
 static int world_rank(void *comm, int rank)
 {
-    return dev->world_rank(comm, rank, NULL);
+    return st->dev->world_rank(comm, rank, NULL);
 }
 
 int vaced_claimed(void *u)
 {
-    return nheld > 0 && dev->claimant(u) != NULL;
+    return st->nheld > 0 && st->dev->claimant(u) != NULL;
 }
 
 /* Message u is a candidate of the held receive `owner`, or (owner NULL) of
@@ -63,12 +71,13 @@ int vaced_claimed(void *u)
 static int candidate(void *u, void *owner, const void *spec)
 {
     if (owner)
-        return dev->claimant(u) == owner;
-    return dev->matches(u, spec) && !vaced_claimed(u);
+        return st->dev->claimant(u) == owner;
+    return st->dev->matches(u, spec) && !vaced_claimed(u);
 }
 
 void *vaced_pick(void *owner, const void *spec)
 {
+    const struct vaced_device *dev = st->dev;
     void *best = NULL;
     vaced_time_t best_ta = 0;
 
@@ -96,6 +105,7 @@ void *vaced_pick(void *owner, const void *spec)
  * flags for vaced_wildcard_check: closing ones are known. */
 static int *senders(void *comm, unsigned char **flags, int *n)
 {
+    const struct vaced_device *dev = st->dev;
     int *peers;
 
     *n = dev->comm_size(comm);
@@ -133,6 +143,7 @@ static int check(vaced_time_t ta, int n, const int *peers, const unsigned char *
 static int first_proven(void *comm, void *best, void *owner, const void *spec, const char *call,
                         int *begun)
 {
+    const struct vaced_device *dev = st->dev;
     int n, verdict;
     unsigned char *flags;
     int *peers = senders(comm, &flags, &n);
@@ -163,17 +174,18 @@ static int decided(void *comm, const void *spec, const char *call, int *begun)
  * cannot be (then the prediction is approximate). */
 static int gate(void *comm, const void *spec, const char *call)
 {
+    const struct vaced_device *dev = st->dev;
     int err, begun = 0;
 
     if (!vaced_running)
         return 0;
     if (dev->comm_size(comm) <= 1)
         return dev->drain();
-    waiting_on = -2;
+    st->waiting_on = -2;
     while (!(err = dev->drain()) && !decided(comm, spec, call, &begun) &&
            !(err = dev->progress_wait()))
         ;
-    waiting_on = -1;
+    st->waiting_on = -1;
     return err;
 }
 
@@ -182,7 +194,7 @@ static void probing_on(void *comm, int source)
 {
     int w = source < 0 ? -2 : world_rank(comm, source);
 
-    waiting_on = w >= 0 ? w : -2;
+    st->waiting_on = w >= 0 ? w : -2;
 }
 
 /* A test or probe being settled: MPI_Test of req, or (req NULL) MPI_Iprobe
@@ -214,6 +226,7 @@ static int settle_verdict(const struct settle *a, int *peers, unsigned char *fla
 
 static int test_round(const struct settle *a, int *begun)
 {
+    const struct vaced_device *dev = st->dev;
     struct vaced_req_facts f = facts_of(a->req);
     vaced_time_t ta = vaced_msg_arrival(f.msg), done;
     unsigned char *flags;
@@ -264,6 +277,7 @@ static int test_round(const struct settle *a, int *begun)
 
 static int probe_round(const struct settle *a, int *begun)
 {
+    const struct vaced_device *dev = st->dev;
     vaced_time_t deadline = a->now;
     unsigned char *flags;
     int n, *peers = senders(a->comm, &flags, &n);
@@ -289,13 +303,13 @@ static int settle(const struct settle *a, int wildcard, const char *call)
 {
     int err = 0, begun = 0, waited = 0, verdict;
 
-    settling++;
+    st->settling++;
     while ((verdict = a->req ? test_round(a, &begun) : probe_round(a, &begun)) == VACED_WILD_WAIT) {
         waited = 1;
-        if ((err = dev->progress_wait()))
+        if ((err = st->dev->progress_wait()))
             break;
     }
-    settling--;
+    st->settling--;
     if (verdict == VACED_WILD_UNPROVABLE && wildcard)
         vaced_unmodelled(VACED_UNMODELLED_WILDCARD, call);
     if (begun || waited)
@@ -320,7 +334,7 @@ int vaced_test_settle(void *req)
     wildcard = f.kind == VACED_REQ_RECV && !matched && f.held;
     if (!wildcard) {
         a.source = matched ? f.status_peer : f.peer;
-        if (a.source < 0 || a.source >= dev->comm_size(f.comm))
+        if (a.source < 0 || a.source >= st->dev->comm_size(f.comm))
             return 0;
     }
     return settle(&a, wildcard, "MPI_Test");
@@ -328,6 +342,7 @@ int vaced_test_settle(void *req)
 
 int vaced_post(void *comm, int source, const void *spec, enum vaced_post how, int *held)
 {
+    const struct vaced_device *dev = st->dev;
     static const char *const call[] = {
         [VACED_POST_IRECV] = "MPI_Irecv(MPI_ANY_SOURCE)",
         [VACED_POST_RECV] = "MPI_Recv(MPI_ANY_SOURCE)",
@@ -344,13 +359,13 @@ int vaced_post(void *comm, int source, const void *spec, enum vaced_post how, in
     case VACED_POST_IRECV:     /* behind held receives (MPI's order), or unproven: held */
         if (!vaced_running || dev->comm_size(comm) <= 1)
             return 0;
-        if (nheld > 0)
+        if (st->nheld > 0)
             *held = 1;
         else if (!dev->drain()) /* an error surfaces at the wait */
             *held = !decided(comm, spec, call[how], &begun);
         return 0;
     case VACED_POST_RECV:      /* behind held receives: held with them */
-        if (vaced_running && nheld > 0) {
+        if (vaced_running && st->nheld > 0) {
             *held = 1;
             return 0;
         }
@@ -367,7 +382,7 @@ int vaced_post(void *comm, int source, const void *spec, enum vaced_post how, in
             return 0;
         probing_on(comm, source);
         err = settle(&a, source < 0, call[how]);
-        waiting_on = -1;
+        st->waiting_on = -1;
         return err;
     }
     }
@@ -376,7 +391,7 @@ int vaced_post(void *comm, int source, const void *spec, enum vaced_post how, in
 
 void vaced_probe_found(vaced_time_t ta)
 {
-    waiting_on = -1;
+    st->waiting_on = -1;
     if (ta != VACED_TIME_UNSET)
         vaced_wait_complete(vaced_recv_done(ta, 0));
 }
@@ -391,9 +406,7 @@ static int bindable(void *u)
 
 int vaced_held_next(void **posted, void **msg)
 {
-    static void *focus_req;
-    static vaced_time_t focus_ta;
-    static int begun;
+    const struct vaced_device *dev = st->dev;
     void *p, *u, *focus = NULL, *best = NULL;
     int work = 0;
 
@@ -407,13 +420,13 @@ int vaced_held_next(void **posted, void **msg)
         }
     }
     if (best) {
-        if (focus != focus_req || arrival_of(best) != focus_ta) {
-            begun = 0;          /* a new decision */
-            focus_req = focus;
-            focus_ta = arrival_of(best);
+        if (focus != st->focus_req || arrival_of(best) != st->focus_ta) {
+            st->focus_begun = 0;        /* a new decision */
+            st->focus_req = focus;
+            st->focus_ta = arrival_of(best);
         }
         if (!first_proven(facts_of(focus).comm, best, focus, NULL, "MPI_Irecv(MPI_ANY_SOURCE)",
-                          &begun))
+                          &st->focus_begun))
             best = NULL;
     }
     if (!best)                  /* a message for a receive no held one precedes */
@@ -425,10 +438,10 @@ int vaced_held_next(void **posted, void **msg)
                     break;
                 }
             }
-    nheld = work;
+    st->nheld = work;
     if (!best)
         return work ? 0 : -1;
-    focus_req = NULL;
+    st->focus_req = NULL;
     *posted = focus;
     *msg = best;
     return 1;
@@ -440,7 +453,8 @@ int vaced_held_next(void **posted, void **msg)
  * handshakes). */
 static int blocked_on(void)
 {
-    int only = waiting_on;
+    const struct vaced_device *dev = st->dev;
+    int only = st->waiting_on;
 
     if (only == -2)
         return -2;
@@ -456,14 +470,15 @@ static int blocked_on(void)
 
 void vaced_idle(void)
 {
-    if (!dev || !vaced_bounds_pending() || settling)
+    if (!st->dev || !vaced_bounds_pending() || st->settling)
         return;                 /* not blocked: its clock moves on when decided */
-    vaced_bounds_blocked(dev->writing() ? VACED_PROGRESSING : blocked_on());
+    vaced_bounds_blocked(st->dev->writing() ? VACED_PROGRESSING : blocked_on());
 }
 
 int vaced_waitany_decided(vaced_time_t t, int count, void *(*req_at)(void *reqs, int i),
                           void *reqs, int *asked)
 {
+    const struct vaced_device *dev = st->dev;
     int n = 0, cap = 0, verdict = VACED_WILD_SAFE, *peers;
 
     if (!vaced_running || t == VACED_TIME_UNSET)

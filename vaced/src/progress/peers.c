@@ -1,6 +1,7 @@
 /* Per-peer protocol state (peers.h). */
 #include <stdlib.h>
 #include "progress/peers.h"
+#include "sim/rank_state.h"
 
 struct peer {
     uint32_t sent, received;    /* protocol packets, bound packets excepted */
@@ -10,29 +11,35 @@ struct peer {
     int parked;                 /* responses for it in the early queue */
 };
 
-static struct peer *peers;
-static int npeers;
+struct peers_state {
+    struct peer *peers;         /* the job's ranks, by world rank */
+    int npeers;
+};
+
+/* The rank's: a replay rebinds it (sim/rank_state.h). */
+static struct peers_state peers_live, *st = &peers_live;
+VACED_STATE_SLOT(vaced_peers_slot, st, peers_live);
 
 int vaced_peers_init(int size)
 {
-    free(peers);
-    npeers = 0;
-    if (!(peers = calloc((size_t)size, sizeof *peers)))
+    free(st->peers);
+    st->npeers = 0;
+    if (!(st->peers = calloc((size_t)size, sizeof *st->peers)))
         return -1;
-    npeers = size;
+    st->npeers = size;
     return 0;
 }
 
 void vaced_peers_free(void)
 {
-    free(peers);
-    peers = NULL;
-    npeers = 0;
+    free(st->peers);
+    st->peers = NULL;
+    st->npeers = 0;
 }
 
 static struct peer *find(int peer)
 {
-    return peer >= 0 && peer < npeers ? &peers[peer] : NULL;
+    return peer >= 0 && peer < st->npeers ? &st->peers[peer] : NULL;
 }
 
 void vaced_peers_sent(int peer, enum vaced_pkt_kind kind)
@@ -83,10 +90,11 @@ int vaced_peers_owes(int peer)
 
 int vaced_blocked_on(int only)
 {
-    for (int i = 0; i < npeers; i++) {
-        if (peers[i].parked)
+    for (int i = 0; i < st->npeers; i++) {
+        const struct peer *p = &st->peers[i];
+        if (p->parked)
             return -2;
-        if (peers[i].rts_out || peers[i].sync_out || peers[i].cts_out) {
+        if (p->rts_out || p->sync_out || p->cts_out) {
             if (only >= 0 && only != i)
                 return -2;
             only = i;

@@ -18,8 +18,8 @@ struct vaced_progress {
 };
 
 /* progress/'s own (waits.c): outside progress/, only through the functions
- * of this header. */
-extern struct vaced_progress vaced_progress_st;
+ * of this header.  The rank's: a replay rebinds it (sim/rank_state.h). */
+extern struct vaced_progress *vaced_progress_st;
 
 /* --- For the other modules ---------------------------------------------- */
 
@@ -27,25 +27,25 @@ extern struct vaced_progress vaced_progress_st;
  * response, which leaves at the time of the message being handled. */
 static inline int vaced_handling(void)
 {
-    return vaced_progress_st.waits.handling;
+    return vaced_progress_st->waits.handling;
 }
 
 static inline vaced_time_t vaced_handling_ts(void)
 {
-    return vaced_progress_st.waits.handle_ts;
+    return vaced_progress_st->waits.handle_ts;
 }
 
 /* A response left the handling context at `ts`: the next leaves after it. */
 static inline void vaced_handling_sent(vaced_time_t ts)
 {
-    vaced_progress_st.waits.handle_ts = ts;
+    vaced_progress_st->waits.handle_ts = ts;
 }
 
 /* vaced_waits_idle_since of this rank's waits: how long a message arriving
  * at `ta` found the rank idle in a wait (the wake-up, network/overhead.c). */
 static inline vaced_time_t vaced_progress_idle_since(vaced_time_t ta)
 {
-    return vaced_waits_idle_since(&vaced_progress_st.waits, ta);
+    return vaced_waits_idle_since(&vaced_progress_st->waits, ta);
 }
 
 /* Zeroes the state: no waits so far, nothing parked (simulation start). */
@@ -61,7 +61,9 @@ void vaced_free_deferred(void);
 
 /* How the bound packets reach a peer (the device's send_bound). */
 typedef void (*vaced_bound_send_fn)(int peer, const struct vaced_bound_pkt *p);
-void vaced_bounds_transport(vaced_bound_send_fn send);
+/* The simulation's start: no requests, reports or decisions so far; bound
+ * packets go out through `send`. */
+void vaced_bounds_start(vaced_bound_send_fn send);
 /* Requests are waiting for an answer this rank could not give yet. */
 int vaced_bounds_pending(void);
 /* The rank is about to block on the host, waiting for messages from the
@@ -100,7 +102,7 @@ void vaced_bounds_free(void);
 /* Start of the current progress point: the running wait, or now. */
 static inline vaced_time_t vaced_progress_start(void)
 {
-    return vaced_progress_st.waits.depth > 0 ? vaced_progress_st.waits.start : vaced_clock_tv();
+    return vaced_progress_st->waits.depth > 0 ? vaced_progress_st->waits.start : vaced_clock_tv();
 }
 
 /* When this rank handles a message arriving at `ta` that keeps its CPU

@@ -7,7 +7,7 @@
 
 static inline struct vaced_waits *vaced_progress_test_waits(void)
 {
-    return &vaced_progress_st.waits;
+    return &vaced_progress_st->waits;
 }
 
 #endif

@@ -26,7 +26,8 @@ static vaced_time_t recv_handling(vaced_time_t ta, vaced_time_t work, int *polle
 {
     enum vaced_handler by;
     vaced_time_t h = vaced_handle_time_by(vaced_progress_start(), ta, work, &by);
-    *polled = by == VACED_BY_POLL || (by == VACED_BY_CURRENT && vaced_progress_st.waits.depth == 0);
+    *polled = by == VACED_BY_POLL ||
+              (by == VACED_BY_CURRENT && vaced_progress_st->waits.depth == 0);
     return h;
 }
 
@@ -43,7 +44,7 @@ vaced_time_t vaced_wait_complete_recv(vaced_time_t ta, uint64_t bytes)
 {
     if (!vaced_running || ta == VACED_TIME_UNSET)
         return VACED_TIME_UNSET;
-    struct vaced_waits *w = &vaced_progress_st.waits;
+    struct vaced_waits *w = &vaced_progress_st->waits;
     int polled;
     vaced_time_t work = recv_work(bytes), h = recv_handling(ta, work, &polled);
     if (w->depth == 0) {
@@ -62,7 +63,7 @@ vaced_time_t vaced_wait_complete_recv(vaced_time_t ta, uint64_t bytes)
     if (polled)
         h = vaced_time_max(h, w->start);   /* a poll before this wait read it */
     /* no memory: no turn, still h + work */
-    vaced_turns_add(&vaced_progress_st.recv_turns, h, work);
+    vaced_turns_add(&vaced_progress_st->recv_turns, h, work);
     vaced_wait_complete(h + work);
     return h + work;
 }
@@ -87,7 +88,7 @@ vaced_time_t vaced_recv_found_read(vaced_time_t ta, uint64_t bytes, vaced_time_t
     if (!vaced_running || ta == VACED_TIME_UNSET)
         return VACED_TIME_UNSET;
     vaced_time_t p = post == VACED_TIME_UNSET ? vaced_clock_tv() : post;
-    if (vaced_waits_handle_time(&vaced_progress_st.waits, p, ta, recv_work(bytes)) >= p)
+    if (vaced_waits_handle_time(&vaced_progress_st->waits, p, ta, recv_work(bytes)) >= p)
         return VACED_TIME_UNSET;
     return vaced_recv_found_at(ta, bytes, post);
 }

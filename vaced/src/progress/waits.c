@@ -3,19 +3,22 @@
  * turn (AWTend). */
 #include <string.h>
 #include "progress/progress.h"
+#include "sim/rank_state.h"
 
-struct vaced_progress vaced_progress_st;
+static struct vaced_progress progress_live;
+struct vaced_progress *vaced_progress_st = &progress_live;
+VACED_STATE_SLOT(vaced_progress_slot, vaced_progress_st, progress_live);
 
 void vaced_progress_reset(void)
 {
-    memset(&vaced_progress_st, 0, sizeof vaced_progress_st);
+    memset(vaced_progress_st, 0, sizeof *vaced_progress_st);
     vaced_early_reset();
-    vaced_waits_reset(&vaced_progress_st.waits);
+    vaced_waits_reset(&vaced_progress_st->waits);
 }
 
 void vaced_recv_turns_free(void)
 {
-    vaced_turns_free(&vaced_progress_st.recv_turns);
+    vaced_turns_free(&vaced_progress_st->recv_turns);
 }
 
 void vaced_wait_begin(void)
@@ -23,7 +26,7 @@ void vaced_wait_begin(void)
     if (!vaced_running)
         return;
     vaced_activity_begin();
-    struct vaced_waits *w = &vaced_progress_st.waits;
+    struct vaced_waits *w = &vaced_progress_st->waits;
     if (w->depth++ == 0) {
         w->start = w->done = w->active = w->active_from = vaced_clock_tv();   /* AWTstart = tV */
         /* Parked responses go out now: those due later are handled during
@@ -35,7 +38,7 @@ void vaced_wait_begin(void)
 
 void vaced_wait_complete(vaced_time_t done)
 {
-    struct vaced_waits *w = &vaced_progress_st.waits;
+    struct vaced_waits *w = &vaced_progress_st->waits;
     if (!vaced_running || done == VACED_TIME_UNSET)
         return;
     if (w->depth == 0) {
@@ -50,10 +53,10 @@ void vaced_wait_end(void)
 {
     if (!vaced_running)
         return;
-    struct vaced_waits *w = &vaced_progress_st.waits;
+    struct vaced_waits *w = &vaced_progress_st->waits;
     if (--w->depth == 0) {
         vaced_time_t busy_from,
-            busy = vaced_turns_finish(&vaced_progress_st.recv_turns, w->start, &busy_from);
+            busy = vaced_turns_finish(&vaced_progress_st->recv_turns, w->start, &busy_from);
         vaced_clock_set(vaced_time_max(w->done, busy));        /* AWTend */
         vaced_waits_record_blocked(w, w->start, vaced_clock_tv(), busy_from, busy, w->active,
                                    w->active_from);

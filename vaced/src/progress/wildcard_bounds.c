@@ -33,10 +33,9 @@
 #include "sim/sim.h"
 #include "progress/progress.h"
 #include "progress/peers.h"
+#include "sim/rank_state.h"
 
 enum { MAX_CHAIN = 8 };
-
-static vaced_bound_send_fn transport;
 
 /* Asker side, per peer. */
 struct peer_view {
@@ -57,40 +56,48 @@ struct pending {
     int have_sent;
 };
 
-static struct peer_view *view;
-static struct pending *pend;
-static int npend, epoch, nsize;
-/* The deadline of the running decision's checks, and a count of its changes
- * (a new earliest candidate) */
-static vaced_time_t check_ta = VACED_TIME_UNSET;
-static int check_gen;
+struct bounds_state {
+    vaced_bound_send_fn transport;
+    struct peer_view *view;     /* per peer, once asked or answered (ensure_arrays) */
+    struct pending *pend;       /* npend of them */
+    int npend, epoch, nsize;    /* epoch: the running decision (vaced_wildcard_begin) */
+    /* The deadline of the running decision's checks, and a count of its
+     * changes (a new earliest candidate) */
+    vaced_time_t check_ta;
+    int check_gen;
+};
+
+/* The rank's: a replay rebinds it (sim/rank_state.h). */
+static struct bounds_state bounds_live = { .check_ta = VACED_TIME_UNSET }, *st = &bounds_live;
+VACED_STATE_SLOT(vaced_bounds_slot, st, bounds_live);
 
 static int ensure_arrays(void)
 {
-    if (view)
+    if (st->view)
         return 1;
-    nsize = vaced_sim_size();
-    if (nsize <= 0)
+    st->nsize = vaced_sim_size();
+    if (st->nsize <= 0)
         return 0;
-    view = calloc((size_t) nsize, sizeof *view);
-    pend = calloc((size_t) nsize, sizeof *pend);
-    if (!view || !pend) {
-        free(view);
-        free(pend);
-        view = NULL;
-        pend = NULL;
+    st->view = calloc((size_t) st->nsize, sizeof *st->view);
+    st->pend = calloc((size_t) st->nsize, sizeof *st->pend);
+    if (!st->view || !st->pend) {
+        free(st->view);
+        free(st->pend);
+        st->view = NULL;
+        st->pend = NULL;
         return 0;
     }
-    for (int i = 0; i < nsize; i++) {
-        view[i].bound = VACED_TIME_UNSET;
-        view[i].asked_seq = -1;
+    for (int i = 0; i < st->nsize; i++) {
+        st->view[i].bound = VACED_TIME_UNSET;
+        st->view[i].asked_seq = -1;
     }
     return 1;
 }
 
-void vaced_bounds_transport(vaced_bound_send_fn send)
+void vaced_bounds_start(vaced_bound_send_fn send)
 {
-    transport = send;
+    vaced_bounds_free();
+    *st = (struct bounds_state){ .transport = send, .check_ta = VACED_TIME_UNSET };
 }
 
 static vaced_time_t latency(int from, int to)
@@ -122,13 +129,13 @@ static void report(struct pending *p, int state, int waits_on)
         return;                         /* nothing new to say */
     p->sent = r;
     p->have_sent = 1;
-    if (transport)
-        transport(p->peer, &r);
+    if (st->transport)
+        st->transport(p->peer, &r);
 }
 
 static void drop_pending(int i)
 {
-    pend[i] = pend[--npend];
+    st->pend[i] = st->pend[--st->npend];
 }
 
 /* Answers, for good, the requests that this rank's clock now satisfies (or
@@ -136,8 +143,8 @@ static void drop_pending(int i)
  * it runs again.  Called at activity boundaries, where tV is current. */
 static void answer_running(void)
 {
-    for (int i = 0; i < npend;) {
-        struct pending *p = &pend[i];
+    for (int i = 0; i < st->npend;) {
+        struct pending *p = &st->pend[i];
         if (vaced_sim_ended()) {
             report(p, VACED_PEER_FINALIZING, -1);
             drop_pending(i);
@@ -154,13 +161,13 @@ static void answer_running(void)
 
 void vaced_bounds_activity_point(void)
 {
-    if (npend > 0)
+    if (st->npend > 0)
         answer_running();
 }
 
 int vaced_bounds_pending(void)
 {
-    return npend > 0;
+    return st->npend > 0;
 }
 
 void vaced_bounds_blocked(int only_on)
@@ -169,8 +176,8 @@ void vaced_bounds_blocked(int only_on)
         return;
     if (only_on != -2)
         only_on = vaced_blocked_on(only_on);
-    for (int i = 0; i < npend; i++)
-        report(&pend[i], VACED_PEER_BLOCKED, only_on);
+    for (int i = 0; i < st->npend; i++)
+        report(&st->pend[i], VACED_PEER_BLOCKED, only_on);
 }
 
 static void request_received(int peer, const struct vaced_bound_pkt *q)
@@ -182,11 +189,11 @@ static void request_received(int peer, const struct vaced_bound_pkt *q)
         return;
     }
     int i = 0;
-    while (i < npend && pend[i].peer != peer)
+    while (i < st->npend && st->pend[i].peer != peer)
         i++;
-    if (i == npend)
-        npend++;
-    pend[i] = (struct pending) { .peer = peer, .seq = q->seq, .about = q->rank, .t = q->t };
+    if (i == st->npend)
+        st->npend++;
+    st->pend[i] = (struct pending) { .peer = peer, .seq = q->seq, .about = q->rank, .t = q->t };
     answer_running();
 }
 
@@ -194,9 +201,9 @@ static void request_received(int peer, const struct vaced_bound_pkt *q)
 
 static void report_received(int peer, const struct vaced_bound_pkt *r)
 {
-    if (!ensure_arrays() || peer < 0 || peer >= nsize)
+    if (!ensure_arrays() || peer < 0 || peer >= st->nsize)
         return;
-    struct peer_view *v = &view[peer];
+    struct peer_view *v = &st->view[peer];
     if (r->state == VACED_PEER_FINALIZING)
         v->finalizing = 1;
     else if (v->bound == VACED_TIME_UNSET || r->t > v->bound)
@@ -217,7 +224,7 @@ void vaced_bound_received(int peer, const struct vaced_bound_pkt *p)
 
 void vaced_wildcard_begin(void)
 {
-    epoch++;
+    st->epoch++;
 }
 
 /* Asks `x` for a bound of at least t, and its sent count to `about`, unless
@@ -229,8 +236,8 @@ void vaced_wildcard_begin(void)
  * deadline asks afresh, lower or higher. */
 static int ask(int x, vaced_time_t t, int about)
 {
-    struct peer_view *v = &view[x];
-    if (v->asked_seq == epoch && v->asked_gen == check_gen) {
+    struct peer_view *v = &st->view[x];
+    if (v->asked_seq == st->epoch && v->asked_gen == st->check_gen) {
         if (about < 0)
             about = v->asked_about;     /* a report about a rank answers both */
         else if (v->asked_about >= 0 && v->asked_about != about)
@@ -238,18 +245,21 @@ static int ask(int x, vaced_time_t t, int about)
         if (v->asked_about == about && t <= v->asked_t)
             return 1;
         t = t > v->asked_t ? t : v->asked_t;
-    } else if (v->asked_seq == epoch && t == v->asked_t && (about < 0 || about == v->asked_about)) {
-        v->asked_gen = check_gen;       /* the request still pending asks the same */
+    } else if (v->asked_seq == st->epoch && t == v->asked_t &&
+               (about < 0 || about == v->asked_about)) {
+        v->asked_gen = st->check_gen;   /* the request still pending asks the same */
         return 1;
     }
-    v->asked_seq = epoch;
-    v->asked_gen = check_gen;
+    v->asked_seq = st->epoch;
+    v->asked_gen = st->check_gen;
     v->asked_t = t;
     v->asked_about = about;
     v->have_last = 0;
-    struct vaced_bound_pkt q = { .msg = VACED_BOUND_REQUEST, .seq = epoch, .rank = about, .t = t };
-    if (transport)
-        transport(x, &q);
+    struct vaced_bound_pkt q = {
+        .msg = VACED_BOUND_REQUEST, .seq = st->epoch, .rank = about, .t = t,
+    };
+    if (st->transport)
+        st->transport(x, &q);
     return 1;
 }
 
@@ -261,7 +271,7 @@ enum verdict { YES, WAIT, NO };
 static enum verdict decided(int x, int succ, vaced_time_t deadline, int depth, int *chain)
 {
     int me = vaced_sim_rank(), about = succ == me ? -1 : succ;
-    struct peer_view *v = &view[x];
+    struct peer_view *v = &st->view[x];
 
     if (v->finalizing)
         return YES;
@@ -277,7 +287,7 @@ static enum verdict decided(int x, int succ, vaced_time_t deadline, int depth, i
     if (!v->have_last)
         return WAIT;
     const struct vaced_bound_pkt *r = &v->last;
-    if (about >= 0 && r->sent_to != view[succ].last.recv_from)
+    if (about >= 0 && r->sent_to != st->view[succ].last.recv_from)
         return NO;                      /* a message to succ in flight, or miscounted */
     if (v->bound != VACED_TIME_UNSET && v->bound - latency(x, me) + latency(x, succ) >= deadline)
         return YES;
@@ -286,7 +296,7 @@ static enum verdict decided(int x, int succ, vaced_time_t deadline, int depth, i
     int w = r->rank;
     if (w == me)
         return vaced_peers_owes(x) ? NO : YES;
-    if (w < 0 || w >= nsize || depth + 1 >= MAX_CHAIN)
+    if (w < 0 || w >= st->nsize || depth + 1 >= MAX_CHAIN)
         return NO;
     chain[depth] = x;
     for (int i = 0; i <= depth; i++)
@@ -302,14 +312,14 @@ int vaced_wildcard_check(vaced_time_t ta, int n, const int *peers, const unsigne
     /* several threads: no blocked state is meaningful (see vaced_horizon) */
     if (!vaced_running || (vaced_sim_unmodelled() & VACED_UNMODELLED_THREADS) || !ensure_arrays())
         return VACED_WILD_SAFE;
-    if (ta != check_ta) {
-        check_ta = ta;
-        check_gen++;
+    if (ta != st->check_ta) {
+        st->check_ta = ta;
+        st->check_gen++;
     }
     int me = vaced_sim_rank();
     for (int i = 0; i < n; i++) {
         int p = peers[i];
-        if (p == me || p < 0 || p >= nsize || (flags && (flags[i] & VACED_PEER_KNOWN)))
+        if (p == me || p < 0 || p >= st->nsize || (flags && (flags[i] & VACED_PEER_KNOWN)))
             continue;
         int chain[MAX_CHAIN];
         enum verdict d = decided(p, me, ta, 0, chain);
@@ -331,9 +341,9 @@ vaced_time_t vaced_bound_lead(int sender, uint64_t bytes)
 
 void vaced_bounds_free(void)
 {
-    free(view);
-    free(pend);
-    view = NULL;
-    pend = NULL;
-    npend = 0;
+    free(st->view);
+    free(st->pend);
+    st->view = NULL;
+    st->pend = NULL;
+    st->npend = 0;
 }

@@ -4,40 +4,45 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include "sim/rank_state.h"
 
-FILE *vaced_trace_file;
-static char trace_path[4096];
+static struct vaced_trace trace_live;
+struct vaced_trace *vaced_trace_st = &trace_live;
+VACED_STATE_SLOT(vaced_trace_slot, vaced_trace_st, trace_live);
 
 int vaced_trace_open(int rank)
 {
+    struct vaced_trace *tr = vaced_trace_st;
     const char *dir = getenv("VACED_TRACE");
 
     if (!dir || !*dir)
         return 0;
-    if (snprintf(trace_path, sizeof trace_path, "%s/vaced-trace.%d.csv", dir, rank) >=
-        (int)sizeof trace_path) {
+    if (snprintf(tr->path, sizeof tr->path, "%s/vaced-trace.%d.csv", dir, rank) >=
+        (int)sizeof tr->path) {
         fprintf(stderr, "vaced: rank %d: VACED_TRACE directory name too long; no trace\n", rank);
         return -1;
     }
-    vaced_trace_file = fopen(trace_path, "w");
-    if (!vaced_trace_file) {
-        fprintf(stderr, "vaced: rank %d: cannot write trace '%s': %s; no trace\n", rank, trace_path,
+    tr->file = fopen(tr->path, "w");
+    if (!tr->file) {
+        fprintf(stderr, "vaced: rank %d: cannot write trace '%s': %s; no trace\n", rank, tr->path,
                 strerror(errno));
         return -1;
     }
     /* A large buffer: a line per MPI call must not cost a write(2) each. */
-    setvbuf(vaced_trace_file, NULL, _IOFBF, 1 << 20);
-    fputs("kind,start_s,end_s\n", vaced_trace_file);
+    setvbuf(tr->file, NULL, _IOFBF, 1 << 20);
+    fputs("kind,start_s,end_s\n", tr->file);
     return 0;
 }
 
 void vaced_trace_close(int rank)
 {
-    if (!vaced_trace_file)
+    struct vaced_trace *tr = vaced_trace_st;
+
+    if (!tr->file)
         return;
-    int bad = ferror(vaced_trace_file);
-    if (fclose(vaced_trace_file) != 0 || bad)
+    int bad = ferror(tr->file);
+    if (fclose(tr->file) != 0 || bad)
         fprintf(stderr, "vaced: rank %d: writing trace '%s' failed; it is incomplete\n", rank,
-                trace_path);
-    vaced_trace_file = NULL;
+                tr->path);
+    tr->file = NULL;
 }

@@ -13,7 +13,13 @@
 #include <stdio.h>
 #include "clock/vtime.h"
 
-extern FILE *vaced_trace_file;
+struct vaced_trace {
+    FILE *file;                 /* NULL: not tracing */
+    char path[4096];
+};
+
+/* trace.c's own; the rank's: a replay rebinds it (sim/rank_state.h). */
+extern struct vaced_trace *vaced_trace_st;
 
 /* Opens the file if VACED_TRACE is set and non-empty.  On failure prints
  * one line to stderr (the rank goes on, untraced) and returns -1. */
@@ -22,8 +28,9 @@ int vaced_trace_open(int rank);
 /* Writes a span if tracing and it is not empty. */
 static inline void vaced_trace_span(const char *kind, vaced_time_t start, vaced_time_t end)
 {
-    if (vaced_trace_file && end > start)
-        fprintf(vaced_trace_file, "%s,%.12f,%.12f\n", kind, vaced_time_to_s(start),
+    FILE *f = vaced_trace_st->file;
+    if (f && end > start)
+        fprintf(f, "%s,%.12f,%.12f\n", kind, vaced_time_to_s(start),
                 vaced_time_to_s(end));
 }
 

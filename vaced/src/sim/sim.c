@@ -14,8 +14,11 @@
 #include "report/report.h"
 #include "progress/progress.h"
 #include "progress/peers.h"
+#include "sim/rank_state.h"
 
-struct vaced_sim vaced_sim_st;
+static struct vaced_sim sim_live;
+struct vaced_sim *vaced_sim_st = &sim_live;
+VACED_STATE_SLOT(vaced_sim_slot, vaced_sim_st, sim_live);
 
 #ifndef VACED_TOPO_DIR
 #define VACED_TOPO_DIR "topo"
@@ -77,19 +80,20 @@ int vaced_sim_start(int rank, int size, const struct vaced_device *device,
     const char *spec = getenv("VACED_TARGET");
     if (!spec || !*spec)
         spec = VACED_DEFAULT_TARGET;
-    memset(&vaced_sim_st, 0, sizeof vaced_sim_st);
+    memset(vaced_sim_st, 0, sizeof *vaced_sim_st);
     vaced_clock_reset();
     vaced_send_reset();
     vaced_progress_reset();
-    vaced_sim_st.rank = rank;
-    vaced_sim_st.size = size;
-    if (resolve_target(spec, vaced_sim_st.target_path, sizeof vaced_sim_st.target_path)) {
+    vaced_sim_st->rank = rank;
+    vaced_sim_st->size = size;
+    if (resolve_target(spec, vaced_sim_st->target_path, sizeof vaced_sim_st->target_path)) {
         if (rank == 0)
             fprintf(stderr, "vaced: target '%s': no such file, and no %s.topo in $VACED_TOPO_DIR or %s\n",
                     spec, spec, VACED_TOPO_DIR);
         return refuse(rank);
     }
-    if (vaced_target_load(vaced_sim_st.target_path, size, &vaced_sim_st.target, err, sizeof err)) {
+    if (vaced_target_load(vaced_sim_st->target_path, size, &vaced_sim_st->target, err,
+                          sizeof err)) {
         if (rank == 0)
             fprintf(stderr, "vaced: %s\n", err);
         return refuse(rank);
@@ -98,7 +102,7 @@ int vaced_sim_start(int rank, int size, const struct vaced_device *device,
         fprintf(stderr, "vaced: rank %d: out of memory for %d peers' protocol state\n", rank, size);
         return refuse(rank);
     }
-    if (vaced_target_net_warmup(vaced_sim_st.target) > 0 && vaced_send_count_connections(size)) {
+    if (vaced_target_net_warmup(vaced_sim_st->target) > 0 && vaced_send_count_connections(size)) {
         fprintf(stderr, "vaced: rank %d: out of memory for %d connections' message counts (net_warmup_messages)\n",
                 rank, size);
         return refuse(rank);
@@ -107,20 +111,20 @@ int vaced_sim_start(int rank, int size, const struct vaced_device *device,
      * possible one only matters to a user who asked for another. */
     char why[256] = "";
     const char *request = getenv("VACED_CPUTIME");
-    vaced_sim_st.cpu_source = vaced_cputime_init_cached(request, why, sizeof why, NULL);
+    vaced_sim_st->cpu_source = vaced_cputime_init_cached(request, why, sizeof why, NULL);
     if (why[0] && rank == 0 && request && *request)
         fprintf(stderr, "vaced: CPU time source %s: %s\n",
-                vaced_cputime_source_name(vaced_sim_st.cpu_source), why);
+                vaced_cputime_source_name(vaced_sim_st->cpu_source), why);
     /* The overheads follow the canary where the target says how its
      * calibration's computation cooled it (VACED_CANARY=off: by the
      * computation's length alone, as without overhead_coldness). */
     const char *canary = getenv("VACED_CANARY");
-    if (vaced_target_has_coldness(vaced_sim_st.target) && !(canary && !strcmp(canary, "off")))
+    if (vaced_target_has_coldness(vaced_sim_st->target) && !(canary && !strcmp(canary, "off")))
         vaced_clock_open_canary();
     vaced_trace_open(rank);     /* a trace it cannot write is reported, not fatal */
-    vaced_bounds_transport(device ? device->send_bound : NULL);
+    vaced_bounds_start(device ? device->send_bound : NULL);
     vaced_matching_start(device);
-    *eager_threshold = vaced_target_eager_threshold(vaced_sim_st.target);
+    *eager_threshold = vaced_target_eager_threshold(vaced_sim_st->target);
     vaced_program_clocks_start();       /* the clocks' origins: now */
     vaced_clock_set_oversubscribed(host_oversubscribed(size));
     vaced_clock_start();                        /* E_start: tV = 0; t1 = cpu() */
@@ -132,25 +136,25 @@ void vaced_sim_end(double out[VACED_SUMMARY_LEN])
 {
     if (vaced_running) {
         vaced_activity_begin();                 /* E_end: tV += t2 - t1 */
-        vaced_trace_close(vaced_sim_st.rank);
+        vaced_trace_close(vaced_sim_st->rank);
         vaced_fire_deferred(INT64_MAX);         /* before connections close */
         vaced_running = 0;
-        vaced_sim_st.ended = 1;
+        vaced_sim_st->ended = 1;
         vaced_bounds_activity_point();          /* "finalizing" to pending askers */
         vaced_clock_close_canary();
     }
     struct vaced_rank_summary s = {
-        .rank = vaced_sim_st.rank,
+        .rank = vaced_sim_st->rank,
         .total = vaced_time_to_s(vaced_clock_tv()),
         .compute = vaced_time_to_s(vaced_clock_compute()),
     };
     s.communication = s.total - s.compute;
-    if (vaced_sim_st.ended && quiet_level() == 0)
-        vaced_print_rank_line(stdout, &s, vaced_sim_st.size);
+    if (vaced_sim_st->ended && quiet_level() == 0)
+        vaced_print_rank_line(stdout, &s, vaced_sim_st->size);
     out[0] = s.total;
     out[1] = s.compute;
     out[2] = s.communication;
-    out[3] = vaced_sim_st.unmodelled;
+    out[3] = vaced_sim_st->unmodelled;
     vaced_time_t cold = vaced_clock_compute_cold();
     out[4] = cold == VACED_TIME_UNSET ? -1 : vaced_time_to_s(cold);
 }
@@ -179,9 +183,9 @@ int vaced_report_job(const double *all, int size)
                      approx[0] ? ", " : "", unmodelled_what(kind));
     struct vaced_job_info job = {
         .approximate = approx,
-        .target = vaced_sim_st.target ? vaced_target_name(vaced_sim_st.target) : "?",
-        .target_path = vaced_sim_st.target_path,
-        .cpu_source = vaced_cputime_source_name(vaced_sim_st.cpu_source),
+        .target = vaced_sim_st->target ? vaced_target_name(vaced_sim_st->target) : "?",
+        .target_path = vaced_sim_st->target_path,
+        .cpu_source = vaced_cputime_source_name(vaced_sim_st->cpu_source),
         .program_clocks = vaced_program_clocks_on() ? "target" : "host",
         .ranks = size,
     };
@@ -197,15 +201,15 @@ int vaced_report_job(const double *all, int size)
 
 void vaced_unmodelled(enum vaced_unmodelled kind, const char *call)
 {
-    if (!vaced_running || (vaced_sim_st.unmodelled & kind))
+    if (!vaced_running || (vaced_sim_st->unmodelled & kind))
         return;
-    vaced_sim_st.unmodelled |= kind;
+    vaced_sim_st->unmodelled |= kind;
     if (kind == VACED_UNMODELLED_WILDCARD)      /* only this rank knows */
         fprintf(stderr, "vaced: warning: rank %d: %s: the senders not yet heard from wait "
                 "on other ranks, so the target's first message cannot be proven; it took the "
                 "earliest one present: the prediction is approximate\n",
-                vaced_sim_st.rank, call);
-    else if (vaced_sim_st.rank == 0)
+                vaced_sim_st->rank, call);
+    else if (vaced_sim_st->rank == 0)
         fprintf(stderr, "vaced: warning: %s uses %s, which the model does not time: "
                 "the prediction is approximate\n", call, unmodelled_what(kind));
 }
@@ -214,11 +218,11 @@ void vaced_unmodelled(enum vaced_unmodelled kind, const char *call)
 void vaced_shutdown(void)
 {
     vaced_running = 0;
-    vaced_trace_close(vaced_sim_st.rank);   /* a job that never reached vaced_sim_end */
+    vaced_trace_close(vaced_sim_st->rank);   /* a job that never reached vaced_sim_end */
     vaced_free_deferred();
     vaced_bounds_free();
-    vaced_target_free(vaced_sim_st.target);
-    vaced_sim_st.target = NULL;
+    vaced_target_free(vaced_sim_st->target);
+    vaced_sim_st->target = NULL;
     vaced_send_free();
     vaced_peers_free();
     vaced_recv_turns_free();

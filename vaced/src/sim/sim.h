@@ -2,7 +2,8 @@
  * the run has come to (ended, features the model does not time).  sim.c
  * sets them at start and end; other modules read them through the inline
  * readers below, on every message, so without a call.
- * One instance per MPI process: MPICH's global lock serialises the hooks. */
+ * One instance per simulated rank (sim/rank_state.h): the live library's
+ * process is one rank, and MPICH's global lock serialises the hooks. */
 #ifndef VACED_SIM_H
 #define VACED_SIM_H
 
@@ -19,33 +20,34 @@ struct vaced_sim {
     char target_path[512];
 };
 
-/* sim.c's own: outside sim/, only through the functions of this header. */
-extern struct vaced_sim vaced_sim_st;
+/* sim.c's own: outside sim/, only through the functions of this header.
+ * The rank's: a replay rebinds it (sim/rank_state.h). */
+extern struct vaced_sim *vaced_sim_st;
 
 static inline int vaced_sim_rank(void)
 {
-    return vaced_sim_st.rank;
+    return vaced_sim_st->rank;
 }
 
 static inline int vaced_sim_size(void)
 {
-    return vaced_sim_st.size;
+    return vaced_sim_st->size;
 }
 
 /* NULL before the simulation starts and after it is shut down. */
 static inline const struct vaced_target *vaced_sim_target(void)
 {
-    return vaced_sim_st.target;
+    return vaced_sim_st->target;
 }
 
 static inline int vaced_sim_ended(void)
 {
-    return vaced_sim_st.ended;
+    return vaced_sim_st->ended;
 }
 
 static inline unsigned vaced_sim_unmodelled(void)
 {
-    return vaced_sim_st.unmodelled;
+    return vaced_sim_st->unmodelled;
 }
 
 #endif
