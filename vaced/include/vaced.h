@@ -57,9 +57,11 @@ enum vaced_unmodelled {
     VACED_UNMODELLED_DYNAMIC = 2,       /* process creation and connection */
     VACED_UNMODELLED_THREADS = 4,       /* MPI called from several threads */
     VACED_UNMODELLED_WILDCARD = 8,      /* a wildcard matched without proof (wildcard_bounds.c) */
-    VACED_UNMODELLED_GENTRAN = 16       /* a collective on MPICH's gentran schedules */
+    VACED_UNMODELLED_GENTRAN = 16,      /* a collective on MPICH's gentran schedules */
+    VACED_UNMODELLED_REPLAY = 32        /* a replay where the target could change the
+                                         * recorded execution (docs/replay.md) */
 };
-#define VACED_UNMODELLED_LAST VACED_UNMODELLED_GENTRAN
+#define VACED_UNMODELLED_LAST VACED_UNMODELLED_REPLAY
 
 /* `call` used a feature of `kind`: the prediction becomes approximate;
  * rank 0 warns once per kind, naming the call. */
@@ -170,6 +172,7 @@ struct vaced_msg {
     vaced_time_t done;          /* completion on the target, once known */
     vaced_time_t posted;        /* when the receive was posted */
     int data_in;                /* its rendezvous DATA has arrived */
+    uint32_t id;                /* its name in a record (VACED_RECORD; 0: none) */
 };
 
 /* A request is created: nothing known. */

@@ -8,6 +8,7 @@
 #include "sim/sim.h"
 #include "progress/progress.h"
 #include "report/trace.h"
+#include "record/record.h"
 #include "sim/rank_state.h"
 
 static struct vaced_clock clock_live;
@@ -72,28 +73,85 @@ static double segment_coldness(struct vaced_clock *c, int64_t cpu_ns, int64_t wa
     return vaced_canary_coldness(&c->canary);
 }
 
+const struct vaced_clock_input *vaced_clock_input;
+
+/* The compute segment that ended at this activity's start and the
+ * canary's reading after it: measured on the host (and recorded), or, in
+ * a replay, read back. */
+static void measure_segment(struct vaced_clock *c, vaced_time_t *seg, double *coldness)
+{
+    if (vaced_clock_input) {
+        vaced_clock_input->segment(seg, coldness);
+        return;
+    }
+    c->t2_ns = vaced_cputime_ns();     /* E*start: t2 = cpu(); tV += t2 - t1 */
+    int64_t wall = wall_if_needed(c);
+    *seg = segment_since(c, c->t1_ns, c->t2_ns);
+    *coldness = segment_coldness(c, c->t2_ns - c->t1_ns, wall);
+    c->call_wall_ns = wall;
+    c->call_cpu_ns = c->t2_ns;
+    if (vaced_recording) {
+        uint64_t bits;
+        memcpy(&bits, coldness, sizeof bits);
+        vaced_rec_op(VACED_OP_SEGMENT);
+        vaced_rec_u((uint64_t)*seg);
+        if (c->canary.head)
+            vaced_rec_u(bits);
+    }
+}
+
+/* At the activity's end: the CPU time a failed test charges (0 if none
+ * failed) and whether the segment to come starts cold. */
+static void measure_close(struct vaced_clock *c, vaced_time_t *charge, int *cold)
+{
+    *charge = 0;
+    if (vaced_clock_input) {
+        vaced_clock_input->close(charge, cold);
+        return;
+    }
+    if (c->canary.head)
+        vaced_canary_coldness(&c->canary);  /* warm for the segment to come */
+    int64_t now = vaced_cputime_ns();
+    if (c->test_failed) {       /* polling: at most VACED_TEST_CHARGE_MAX_NS */
+        int64_t from = now - c->t2_ns > VACED_TEST_CHARGE_MAX_NS
+                           ? now - VACED_TEST_CHARGE_MAX_NS : c->t2_ns;
+        *charge = segment_since(c, from, now);
+    }
+    int64_t wall = wall_if_needed(c);
+    *cold = c->oversubscribed &&        /* off its core for a while in the call? */
+        wall - c->call_wall_ns - (now - c->call_cpu_ns) > VACED_SLEPT_NS;
+    c->t1_ns = now;             /* E*end: t1 = cpu() */
+    c->wall_t1_ns = wall;
+    if (vaced_recording) {
+        vaced_rec_op(VACED_OP_CLOSE);
+        vaced_rec_u((uint64_t)*charge);
+        if (c->oversubscribed)
+            vaced_rec_u((uint64_t)*cold);
+    }
+}
+
 /* The activity boundaries load the state pointer once: nothing rebinds it
  * inside a call. */
 void vaced_activity_begin(void)
 {
     if (!vaced_running)
         return;
+    if (vaced_rec_enter())
+        vaced_rec_op(VACED_OP_BEGIN);
     struct vaced_clock *c = vaced_clock_st;
     if (c->depth++ == 0) {
-        /* E*start: t2 = cpu(); tV += t2 - t1 */
-        c->t2_ns = vaced_cputime_ns();
-        int64_t wall = wall_if_needed(c);
-        vaced_time_t seg = segment_since(c, c->t1_ns, c->t2_ns);
+        vaced_time_t seg;
+        double coldness;
+        measure_segment(c, &seg, &coldness);
         add_compute(c, seg, "compute");
         if (c->segment_cold)
             c->compute_cold += seg;
-        c->call_wall_ns = wall;
-        c->call_cpu_ns = c->t2_ns;
         c->last_compute = seg;
-        c->last_coldness = segment_coldness(c, c->t2_ns - c->t1_ns, wall);
+        c->last_coldness = coldness;
         c->call_start = c->tv;
         vaced_bounds_activity_point();  /* tV is current: answer bound requests */
     }
+    vaced_rec_leave();
 }
 
 void vaced_activity_end(void)
@@ -101,26 +159,23 @@ void vaced_activity_end(void)
     struct vaced_clock *c = vaced_clock_st;
     if (!vaced_running || c->depth == 0)
         return;
+    if (vaced_rec_enter())
+        vaced_rec_op(VACED_OP_END_ACT);
     if (c->depth == 1)
         vaced_bounds_activity_point();  /* inside the activity: its sends nest */
     if (--c->depth == 0) {
-        if (c->canary.head)
-            vaced_canary_coldness(&c->canary);  /* warm for the segment to come */
-        int64_t now = vaced_cputime_ns();
+        vaced_time_t charge;
+        int cold;
+        measure_close(c, &charge, &cold);
         vaced_trace_span("mpi", c->call_start, c->tv);
-        if (c->test_failed) {   /* polling: at most VACED_TEST_CHARGE_MAX_NS */
-            int64_t from = now - c->t2_ns > VACED_TEST_CHARGE_MAX_NS
-                               ? now - VACED_TEST_CHARGE_MAX_NS : c->t2_ns;
-            add_compute(c, segment_since(c, from, now), "poll");
+        if (c->test_failed) {
+            add_compute(c, charge, "poll");
             c->test_failed = 0;
         }
         c->polling = 0;
-        int64_t wall = wall_if_needed(c);
-        if (c->oversubscribed)      /* off its core for a while in the call? */
-            c->segment_cold = wall - c->call_wall_ns - (now - c->call_cpu_ns) > VACED_SLEPT_NS;
-        c->t1_ns = now;             /* E*end: t1 = cpu() */
-        c->wall_t1_ns = wall;
+        c->segment_cold = cold;
     }
+    vaced_rec_leave();
 }
 
 /* A call that polls for completion and finds none (MPI_Test*, MPI_Iprobe)
@@ -128,6 +183,9 @@ void vaced_activity_end(void)
  * which also lets a polling loop's target time reach the completion. */
 void vaced_test_failed(void)
 {
+    if (vaced_rec_enter())
+        vaced_rec_op(VACED_OP_TEST_FAILED);
+    vaced_rec_leave();
     if (vaced_running && vaced_clock_st->depth > 0)
         vaced_clock_st->test_failed = 1;
 }
@@ -145,6 +203,9 @@ void vaced_clock_reset(void)
 
 void vaced_clock_start(void)
 {
+    vaced_clock_st->tv = 0;
+    if (vaced_clock_input)      /* a replay: the record has the segments */
+        return;
     vaced_clock_st->read_cost_ns = vaced_calibrate_read_cost();
     vaced_clock_st->tv = 0;                      /* E_start: tV = 0; t1 = cpu() */
     vaced_clock_st->t1_ns = vaced_cputime_ns();
@@ -196,6 +257,11 @@ double vaced_wtime(void)
 
 void vaced_clock_sleep(vaced_time_t slept)
 {
+    if (vaced_rec_enter()) {
+        vaced_rec_op(VACED_OP_SLEEP);
+        vaced_rec_u(slept > 0 ? (uint64_t)slept : 0);
+    }
+    vaced_rec_leave();
     if (vaced_running && slept > 0)
         add_compute(vaced_clock_st, slept, "compute");
 }

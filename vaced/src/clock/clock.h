@@ -90,11 +90,32 @@ static inline vaced_time_t vaced_clock_compute_cold(void)
     return vaced_clock_st->oversubscribed ? vaced_clock_st->compute_cold : VACED_TIME_UNSET;
 }
 
+/* What a record's header says of the clock's measurements (record.h). */
+static inline int vaced_clock_canary_open(void)
+{
+    return vaced_clock_st->canary.head != NULL;
+}
+
+static inline int vaced_clock_oversubscribed(void)
+{
+    return vaced_clock_st->oversubscribed;
+}
+
 /* A rank shares its host core (simulation start): cold starts are noted. */
 static inline void vaced_clock_set_oversubscribed(int on)
 {
     vaced_clock_st->oversubscribed = on;
 }
+
+/* Where a replay's clock takes the host's measurements (replay.c): the
+ * compute segment at an activity's start and the canary's reading after
+ * it; at its end, a failed test's charge and whether the next segment
+ * starts cold.  NULL in the live library, which measures them. */
+struct vaced_clock_input {
+    void (*segment)(vaced_time_t *seg, double *coldness);
+    void (*close)(vaced_time_t *charge, int *cold);
+};
+extern const struct vaced_clock_input *vaced_clock_input;
 
 /* Zeroes the clock's state (simulation start, before anything else). */
 void vaced_clock_reset(void);

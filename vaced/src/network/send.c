@@ -9,6 +9,7 @@
 #include "network/overhead.h"
 #include "network/send.h"
 #include "progress/peers.h"
+#include "record/record.h"
 #include "sim/rank_state.h"
 
 struct send_state {
@@ -65,8 +66,30 @@ static vaced_time_t warmup_time(int dest, uint64_t bytes)
     return extra;
 }
 
+static vaced_time_t packet_sent(int peer, enum vaced_pkt_kind kind, uint64_t bytes,
+                                vaced_time_t *tr);
+
+/* Bound packets are the host's synchronisation, not the program's: a
+ * record leaves them out (record.h). */
 vaced_time_t vaced_packet_sent(int peer, enum vaced_pkt_kind kind, uint64_t bytes,
                                vaced_time_t *tr)
+{
+    int top = vaced_rec_enter() && kind != VACED_PKT_BOUND;
+    if (top) {
+        vaced_rec_op(VACED_OP_PKT_SENT);
+        vaced_rec_s(peer);
+        vaced_rec_u(kind);
+        vaced_rec_u(bytes);
+    }
+    vaced_time_t ta = packet_sent(peer, kind, bytes, tr);
+    if (top)
+        vaced_rec_note_sent(ta, tr ? *tr : VACED_TIME_UNSET);
+    vaced_rec_leave();
+    return ta;
+}
+
+static vaced_time_t packet_sent(int peer, enum vaced_pkt_kind kind, uint64_t bytes,
+                                vaced_time_t *tr)
 {
     vaced_time_t ta = VACED_TIME_UNSET;
     if (tr)

@@ -6,6 +6,7 @@
 #include "progress/progress.h"
 #include "progress/peers.h"
 #include "sim/rank_state.h"
+#include "record/record.h"
 
 /* The rank's: a replay rebinds it (sim/rank_state.h). */
 static struct vaced_early_queue early_live, *early = &early_live;
@@ -43,17 +44,42 @@ int vaced_early(vaced_time_t ta)
 
 int vaced_parks(vaced_time_t ta, int at_post)
 {
-    return at_post ? vaced_unseen(ta) : vaced_early(ta);
+    int top = vaced_rec_enter();
+    int parks = at_post ? vaced_unseen(ta) : vaced_early(ta);
+    if (top) {
+        vaced_rec_op(VACED_OP_PARKS);
+        vaced_rec_time(ta);
+        vaced_rec_u((uint64_t)at_post);
+        vaced_rec_u((uint64_t)parks);
+    }
+    vaced_rec_leave();
+    return parks;
+}
+
+/* A parked response's calls are MPICH's, made from inside the model's:
+ * the record keeps them as a block under the response's id. */
+static void fire_recorded(vaced_fire_fn fire, void *arg, int id)
+{
+    int saved = vaced_rec_fire_begin(id);
+    fire(arg);
+    vaced_rec_fire_end(saved);
 }
 
 void vaced_defer(int peer, vaced_time_t due, vaced_fire_fn fire, void *arg)
 {
     struct vaced_early_queue *q = early;
+    if (vaced_rec_enter()) {
+        vaced_rec_op(VACED_OP_DEFER);
+        vaced_rec_s(peer);
+        vaced_rec_time(due);
+    }
+    vaced_rec_leave();
+    int id = ++q->parked;
     if (q->count == q->cap) {
         unsigned cap = q->cap ? 2 * q->cap : 16;
         struct vaced_deferred *items = realloc(q->items, cap * sizeof *items);
         if (!items) {           /* cannot park: answer now, as MPICH would */
-            fire(arg);
+            fire_recorded(fire, arg, id);
             return;
         }
         q->items = items;
@@ -62,7 +88,7 @@ void vaced_defer(int peer, vaced_time_t due, vaced_fire_fn fire, void *arg)
     unsigned i = q->count++;
     for (; i > 0 && q->items[i - 1].due > due; i--)    /* keep due order */
         q->items[i] = q->items[i - 1];
-    q->items[i] = (struct vaced_deferred){ due, vaced_clock_tv(), peer, fire, arg };
+    q->items[i] = (struct vaced_deferred){ due, vaced_clock_tv(), peer, fire, arg, id };
     vaced_peers_parked(peer, 1);
 }
 
@@ -83,7 +109,7 @@ int vaced_fire_deferred(vaced_time_t limit)
         w->handle_ts = vaced_time_max(d.not_before, vaced_handle_time(cur, d.due, 0)) +
             vaced_recv_overhead();
         vaced_peers_parked(d.peer, -1);
-        d.fire(d.arg);
+        fire_recorded(d.fire, d.arg, d.id);
         w->handling = handling;
         w->handle_ts = handle_ts;
         fired++;
@@ -95,7 +121,7 @@ int vaced_fire_deferred(vaced_time_t limit)
  * a polling loop does not push older waits out of the bounded history. */
 #define VACED_POLL_MERGE ((vaced_time_t) 1000000)  /* 1 us */
 
-void vaced_poll(void)
+static void poll(void)
 {
     struct vaced_waits *w = &vaced_progress_st->waits;
     if (!vaced_running || w->depth > 0)
@@ -108,6 +134,14 @@ void vaced_poll(void)
         vaced_waits_record(w, vaced_clock_tv(), vaced_clock_tv());
     if (vaced_fire_deferred(vaced_clock_tv()))
         vaced_test_restart();   /* sending the responses is not the program's polling */
+}
+
+void vaced_poll(void)
+{
+    if (vaced_rec_enter())
+        vaced_rec_op(VACED_OP_POLL);
+    poll();
+    vaced_rec_leave();
 }
 
 void vaced_free_deferred(void)

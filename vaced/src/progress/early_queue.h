@@ -13,11 +13,13 @@ struct vaced_deferred {
     int peer;                   /* the world rank it answers (peers.c counts it) */
     vaced_fire_fn fire;
     void *arg;
+    int id;                     /* its order of parking on this rank (a record names it so) */
 };
 
 struct vaced_early_queue {
     struct vaced_deferred *items;   /* sorted by due, earliest first */
     unsigned count, cap;
+    int parked;                 /* responses parked so far */
 };
 
 #endif

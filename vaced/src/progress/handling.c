@@ -4,6 +4,7 @@
 #include "network/overhead.h"
 #include "network/send.h"
 #include "progress/progress.h"
+#include "record/record.h"
 #include "progress/peers.h"
 
 vaced_time_t vaced_handle_time(vaced_time_t cur, vaced_time_t ta, vaced_time_t work)
@@ -59,18 +60,46 @@ static vaced_time_t rndv_data_arrival(int src, uint64_t bytes, vaced_time_t ta)
     return done;
 }
 
+/* Each event below is logged when MPICH calls it (record.h); the model's
+ * own calls are not.  Bound packets are left out, as on the send side. */
 vaced_time_t vaced_packet_received(int peer, enum vaced_pkt_kind kind, uint64_t bytes,
                                    vaced_time_t *ta)
 {
-    if (!vaced_running)
-        return ta ? *ta : VACED_TIME_UNSET;
-    vaced_peers_received(peer, kind);
-    if (kind == VACED_PKT_RNDV_DATA && ta && peer >= 0)
-        *ta = rndv_data_arrival(peer, bytes, *ta);
-    return vaced_handle_begin(ta ? *ta : VACED_TIME_UNSET);
+    int top = vaced_rec_enter() && kind != VACED_PKT_BOUND;
+    if (top) {
+        vaced_rec_op(VACED_OP_PKT_RECV);
+        vaced_rec_s(peer);
+        vaced_rec_u(kind);
+        vaced_rec_u(bytes);
+        vaced_rec_u(ta != NULL);
+    }
+    vaced_time_t handled = ta ? *ta : VACED_TIME_UNSET;
+    if (vaced_running) {
+        vaced_peers_received(peer, kind);
+        if (kind == VACED_PKT_RNDV_DATA && ta && peer >= 0)
+            *ta = rndv_data_arrival(peer, bytes, *ta);
+        handled = vaced_handle_begin(ta ? *ta : VACED_TIME_UNSET);
+    }
+    if (top)
+        vaced_rec_note_received(handled, ta ? *ta : VACED_TIME_UNSET);
+    vaced_rec_leave();
+    return handled;
 }
 
+static vaced_time_t handle_begin(vaced_time_t ta);
+
 vaced_time_t vaced_handle_begin(vaced_time_t ta)
+{
+    if (vaced_rec_enter()) {
+        vaced_rec_op(VACED_OP_HANDLE_BEGIN);
+        vaced_rec_time(ta);
+    }
+    vaced_time_t t = handle_begin(ta);
+    vaced_rec_leave();
+    return t;
+}
+
+static vaced_time_t handle_begin(vaced_time_t ta)
 {
     if (!vaced_running)
         return ta;
@@ -88,10 +117,13 @@ vaced_time_t vaced_handle_begin(vaced_time_t ta)
 
 void vaced_handle_end(void)
 {
-    if (!vaced_running)
-        return;
-    vaced_progress_st->waits.handling = 0;
-    vaced_activity_end();
+    if (vaced_rec_enter())
+        vaced_rec_op(VACED_OP_HANDLE_END);
+    if (vaced_running) {
+        vaced_progress_st->waits.handling = 0;
+        vaced_activity_end();
+    }
+    vaced_rec_leave();
 }
 
 void vaced_respond_begin_at(vaced_time_t ta, vaced_time_t post)
@@ -123,7 +155,7 @@ void vaced_respond_begin(vaced_time_t ta)
     vaced_respond_begin_at(ta, VACED_TIME_UNSET);
 }
 
-void vaced_respond_end(void)
+static void respond_end(void)
 {
     struct vaced_waits *w = &vaced_progress_st->waits;
     if (!vaced_running || !w->responding)
@@ -132,4 +164,12 @@ void vaced_respond_end(void)
     w->handling = w->outer_handling;
     w->handle_ts = w->outer_handle_ts;
     vaced_activity_end();
+}
+
+void vaced_respond_end(void)
+{
+    if (vaced_rec_enter())
+        vaced_rec_op(VACED_OP_RESPOND_END);
+    respond_end();
+    vaced_rec_leave();
 }

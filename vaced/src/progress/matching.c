@@ -6,6 +6,7 @@
  * target's answer is known; Waitany reports the target's first. */
 #include <stdlib.h>
 #include "progress/progress.h"
+#include "record/record.h"
 #include "sim/rank_state.h"
 
 struct matching_state {
@@ -391,9 +392,14 @@ int vaced_post(void *comm, int source, const void *spec, enum vaced_post how, in
 
 void vaced_probe_found(vaced_time_t ta)
 {
+    if (vaced_rec_enter()) {
+        vaced_rec_op(VACED_OP_PROBE_FOUND);
+        vaced_rec_time(ta);
+    }
     st->waiting_on = -1;
     if (ta != VACED_TIME_UNSET)
         vaced_wait_complete(vaced_recv_done(ta, 0));
+    vaced_rec_leave();
 }
 
 /* Eager DATA still arriving into u's buffer: u cannot be given away yet. */

@@ -3,15 +3,26 @@
  * (receive.c) from the rank's waits. */
 #include "network/send.h"
 #include "progress/progress.h"
+#include "record/record.h"
+
+/* Each event below is logged when MPICH calls it (record.h); the model's
+ * own calls are not. */
 
 void vaced_msg_init(struct vaced_msg *m)
 {
     m->ta = m->done = m->posted = VACED_TIME_UNSET;
     m->data_in = 0;
+    vaced_rec_msg_init(m);
 }
 
 void vaced_msg_complete_by(struct vaced_msg *m, vaced_time_t t)
 {
+    if (vaced_rec_enter()) {
+        vaced_rec_op(VACED_OP_COMPLETE_BY);
+        vaced_rec_msg(m);
+        vaced_rec_time(t);
+    }
+    vaced_rec_leave();
     if (t > m->done)
         m->done = t;
 }
@@ -19,6 +30,14 @@ void vaced_msg_complete_by(struct vaced_msg *m, vaced_time_t t)
 void vaced_msg_arrived(struct vaced_msg *m, enum vaced_pkt_kind kind, vaced_time_t ta,
                        uint64_t bytes)
 {
+    if (vaced_rec_enter()) {
+        vaced_rec_op(VACED_OP_ARRIVED);
+        vaced_rec_msg(m);
+        vaced_rec_u(kind);
+        vaced_rec_time(ta);
+        vaced_rec_u(bytes);
+    }
+    vaced_rec_leave();
     m->ta = ta;
     if (kind == VACED_PKT_RNDV_DATA)
         m->data_in = 1;
@@ -28,6 +47,12 @@ void vaced_msg_arrived(struct vaced_msg *m, enum vaced_pkt_kind kind, vaced_time
 
 void vaced_msg_posted(struct vaced_msg *m, int held)
 {
+    if (vaced_rec_enter()) {
+        vaced_rec_op(VACED_OP_POSTED);
+        vaced_rec_msg(m);
+        vaced_rec_u((uint64_t)held);
+    }
+    vaced_rec_leave();
     if (vaced_running)
         m->posted = vaced_clock_tv();
     if (held)
@@ -41,8 +66,27 @@ static int handled_later(const struct vaced_msg *m)
     return m->done == VACED_TIME_UNSET && m->ta != VACED_TIME_UNSET;
 }
 
+static void found(struct vaced_msg *m, const struct vaced_msg *from,
+                  enum vaced_pkt_kind kind, int complete, uint64_t bytes, int blocking);
+
 void vaced_msg_found(struct vaced_msg *m, const struct vaced_msg *from,
                      enum vaced_pkt_kind kind, int complete, uint64_t bytes, int blocking)
+{
+    if (vaced_rec_enter()) {
+        vaced_rec_op(VACED_OP_FOUND);
+        vaced_rec_msg(m);
+        vaced_rec_msg(from);
+        vaced_rec_u(kind);
+        vaced_rec_u(complete != 0);
+        vaced_rec_u(bytes);
+        vaced_rec_u(blocking != 0);
+    }
+    found(m, from, kind, complete, bytes, blocking);
+    vaced_rec_leave();
+}
+
+static void found(struct vaced_msg *m, const struct vaced_msg *from,
+                  enum vaced_pkt_kind kind, int complete, uint64_t bytes, int blocking)
 {
     if (from) {                 /* given later: the message's times, as of the post */
         m->ta = from->ta;
@@ -66,24 +110,42 @@ void vaced_msg_found(struct vaced_msg *m, const struct vaced_msg *from,
 
 vaced_time_t vaced_msg_done(const struct vaced_msg *m, uint64_t bytes)
 {
-    return handled_later(m) ? vaced_recv_done(m->ta, bytes) : m->done;
+    vaced_time_t done = handled_later(m) ? vaced_recv_done(m->ta, bytes) : m->done;
+    vaced_rec_note_done(m, bytes, done);
+    return done;
 }
 
 int vaced_msg_complete_now(const struct vaced_msg *m, uint64_t bytes)
 {
+    int top = vaced_rec_enter();
     vaced_time_t done = handled_later(m) ? vaced_recv_visible(m->ta, bytes) : m->done;
-    return done == VACED_TIME_UNSET || done <= vaced_horizon();
+    int now = done == VACED_TIME_UNSET || done <= vaced_horizon();
+    if (top) {
+        vaced_rec_op(VACED_OP_COMPLETE_NOW);
+        vaced_rec_msg(m);
+        vaced_rec_u(bytes);
+        vaced_rec_u((uint64_t)now);
+    }
+    vaced_rec_leave();
+    return now;
 }
 
 void vaced_msg_report(struct vaced_msg *m, uint64_t bytes)
 {
+    if (vaced_rec_enter()) {
+        vaced_rec_op(VACED_OP_REPORT);
+        vaced_rec_msg(m);
+        vaced_rec_u(bytes);
+    }
     if (handled_later(m))
         m->done = vaced_wait_complete_recv(m->ta, bytes);
     else
         vaced_wait_complete(m->done);
+    vaced_rec_leave();
 }
 
 vaced_time_t vaced_msg_arrival(const struct vaced_msg *m)
 {
+    vaced_rec_note_arrival(m, m->ta);
     return m->ta;
 }

@@ -3,6 +3,7 @@
  * turn (AWTend). */
 #include <string.h>
 #include "progress/progress.h"
+#include "record/record.h"
 #include "sim/rank_state.h"
 
 static struct vaced_progress progress_live;
@@ -21,7 +22,7 @@ void vaced_recv_turns_free(void)
     vaced_turns_free(&vaced_progress_st->recv_turns);
 }
 
-void vaced_wait_begin(void)
+static void wait_begin(void)
 {
     if (!vaced_running)
         return;
@@ -36,7 +37,7 @@ void vaced_wait_begin(void)
     }
 }
 
-void vaced_wait_complete(vaced_time_t done)
+static void wait_complete(vaced_time_t done)
 {
     struct vaced_waits *w = &vaced_progress_st->waits;
     if (!vaced_running || done == VACED_TIME_UNSET)
@@ -49,7 +50,7 @@ void vaced_wait_complete(vaced_time_t done)
         w->done = done;
 }
 
-void vaced_wait_end(void)
+static void wait_end(void)
 {
     if (!vaced_running)
         return;
@@ -62,6 +63,34 @@ void vaced_wait_end(void)
                                    w->active_from);
     }
     vaced_activity_end();
+}
+
+/* Each is logged when MPICH calls it (record.h); the model's own calls
+ * are not. */
+void vaced_wait_begin(void)
+{
+    if (vaced_rec_enter())
+        vaced_rec_op(VACED_OP_WAIT_BEGIN);
+    wait_begin();
+    vaced_rec_leave();
+}
+
+void vaced_wait_complete(vaced_time_t done)
+{
+    if (vaced_rec_enter()) {
+        vaced_rec_op(VACED_OP_WAIT_COMPLETE);
+        vaced_rec_time(done);
+    }
+    wait_complete(done);
+    vaced_rec_leave();
+}
+
+void vaced_wait_end(void)
+{
+    if (vaced_rec_enter())
+        vaced_rec_op(VACED_OP_WAIT_END);
+    wait_end();
+    vaced_rec_leave();
 }
 
 void vaced_complete_now(vaced_time_t done)

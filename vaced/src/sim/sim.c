@@ -14,6 +14,7 @@
 #include "report/report.h"
 #include "progress/progress.h"
 #include "progress/peers.h"
+#include "record/record.h"
 #include "sim/rank_state.h"
 
 static struct vaced_sim sim_live;
@@ -73,6 +74,31 @@ static int host_oversubscribed(int size)
     return ranks > cores;
 }
 
+/* FNV-1a 64 of a target file's text: a record names its target so, and a
+ * replay knows whether it re-times on the same one (0: unreadable). */
+static uint64_t target_hash(const char *path)
+{
+    unsigned char buf[4096];
+    uint64_t h = VACED_FNV_OFFSET;
+    size_t n;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+        h = vaced_fnv1a(h, buf, n);
+    fclose(f);
+    return h;
+}
+
+/* $VACED_RECORD: the header says what the clock's measurements hold. */
+static void record_open(int rank, int size)
+{
+    unsigned flags = (vaced_clock_canary_open() ? VACED_LOG_COLDNESS : 0) |
+                     (vaced_clock_oversubscribed() ? VACED_LOG_OVERSUBSCRIBED : 0);
+    vaced_record_open(rank, size, vaced_target_eager_threshold(vaced_sim_st->target),
+                      vaced_sim_st->target_path, target_hash(vaced_sim_st->target_path), flags);
+}
+
 int vaced_sim_start(int rank, int size, const struct vaced_device *device,
                     uint64_t *eager_threshold)
 {
@@ -128,12 +154,62 @@ int vaced_sim_start(int rank, int size, const struct vaced_device *device,
     vaced_program_clocks_start();       /* the clocks' origins: now */
     vaced_clock_set_oversubscribed(host_oversubscribed(size));
     vaced_clock_start();                        /* E_start: tV = 0; t1 = cpu() */
+    record_open(rank, size);
     vaced_running = 1;
     return 0;
 }
 
+int vaced_sim_load_target(const char *spec, int size, char *path, size_t pathlen,
+                          struct vaced_target **t, uint64_t *hash, char *err, size_t len)
+{
+    if (resolve_target(spec, path, pathlen)) {
+        snprintf(err, len, "target '%s': no such file, and no %s.topo in $VACED_TOPO_DIR or %s",
+                 spec, spec, VACED_TOPO_DIR);
+        return -1;
+    }
+    if (vaced_target_load(path, size, t, err, len))
+        return -1;
+    *hash = target_hash(path);
+    return 0;
+}
+
+int vaced_sim_start_replay(int rank, int size, struct vaced_target *t, const char *path,
+                           int oversubscribed)
+{
+    memset(vaced_sim_st, 0, sizeof *vaced_sim_st);
+    vaced_clock_reset();
+    vaced_send_reset();
+    vaced_progress_reset();
+    vaced_sim_st->rank = rank;
+    vaced_sim_st->size = size;
+    vaced_sim_st->replay = 1;
+    vaced_sim_st->target = t;
+    snprintf(vaced_sim_st->target_path, sizeof vaced_sim_st->target_path, "%s", path);
+    if (vaced_peers_init(size) ||
+        (vaced_target_net_warmup(t) > 0 && vaced_send_count_connections(size)))
+        return -1;
+    vaced_bounds_start(NULL);
+    vaced_matching_start(NULL);
+    vaced_clock_set_oversubscribed(oversubscribed);
+    vaced_clock_start();
+    vaced_running = 1;
+    return 0;
+}
+
+void vaced_sim_release(void)
+{
+    vaced_free_deferred();
+    vaced_bounds_free();
+    vaced_sim_st->target = NULL;        /* the replay's, shared */
+    vaced_send_free();
+    vaced_peers_free();
+    vaced_recv_turns_free();
+}
+
 void vaced_sim_end(double out[VACED_SUMMARY_LEN])
 {
+    if (vaced_rec_enter())
+        vaced_rec_op(VACED_OP_SIM_END);
     if (vaced_running) {
         vaced_activity_begin();                 /* E_end: tV += t2 - t1 */
         vaced_trace_close(vaced_sim_st->rank);
@@ -157,6 +233,8 @@ void vaced_sim_end(double out[VACED_SUMMARY_LEN])
     out[3] = vaced_sim_st->unmodelled;
     vaced_time_t cold = vaced_clock_compute_cold();
     out[4] = cold == VACED_TIME_UNSET ? -1 : vaced_time_to_s(cold);
+    vaced_rec_leave();
+    vaced_record_close();
 }
 
 static const char *unmodelled_what(unsigned kind)
@@ -167,6 +245,8 @@ static const char *unmodelled_what(unsigned kind)
         case VACED_UNMODELLED_WILDCARD:
             return "wildcard receives matched without a proof of the target's order";
         case VACED_UNMODELLED_GENTRAN: return "MPICH's gentran schedules";
+        case VACED_UNMODELLED_REPLAY:
+            return "a recorded execution this target could change (the replay's notes say where)";
         default: return "MPI calls from several threads";
     }
 }
@@ -185,8 +265,10 @@ int vaced_report_job(const double *all, int size)
         .approximate = approx,
         .target = vaced_sim_st->target ? vaced_target_name(vaced_sim_st->target) : "?",
         .target_path = vaced_sim_st->target_path,
-        .cpu_source = vaced_cputime_source_name(vaced_sim_st->cpu_source),
-        .program_clocks = vaced_program_clocks_on() ? "target" : "host",
+        .cpu_source = vaced_sim_st->replay ? "recorded"
+                                           : vaced_cputime_source_name(vaced_sim_st->cpu_source),
+        .program_clocks = vaced_sim_st->replay ? "recorded"
+                          : vaced_program_clocks_on() ? "target" : "host",
         .ranks = size,
     };
     if (quiet_level() < 2)
@@ -201,6 +283,11 @@ int vaced_report_job(const double *all, int size)
 
 void vaced_unmodelled(enum vaced_unmodelled kind, const char *call)
 {
+    if (vaced_rec_enter()) {
+        vaced_rec_op(VACED_OP_UNMODELLED);
+        vaced_rec_u(kind);
+    }
+    vaced_rec_leave();
     if (!vaced_running || (vaced_sim_st->unmodelled & kind))
         return;
     vaced_sim_st->unmodelled |= kind;

@@ -17,6 +17,7 @@ struct vaced_sim {
     unsigned unmodelled;        /* enum vaced_unmodelled bits used so far */
     struct vaced_target *target;
     enum vaced_cpu_source cpu_source;
+    int replay;                 /* re-timing a record (replay.c), not a live run */
     char target_path[512];
 };
 
@@ -49,5 +50,18 @@ static inline unsigned vaced_sim_unmodelled(void)
 {
     return vaced_sim_st->unmodelled;
 }
+
+/* A replay's start, per rank (replay.c): the job's target `t`, loaded once
+ * and shared (path: its file), without the host's clocks; `oversubscribed`
+ * as the record says.  0, or -1 when out of memory. */
+int vaced_sim_start_replay(int rank, int size, struct vaced_target *t, const char *path,
+                           int oversubscribed);
+/* Loads target `spec` (a path or a name, as $VACED_TARGET) for `size`
+ * ranks: its file into path, the hash of its text (a record names the
+ * target so).  0, or -1 with the reason in err. */
+int vaced_sim_load_target(const char *spec, int size, char *path, size_t pathlen,
+                          struct vaced_target **t, uint64_t *hash, char *err, size_t len);
+/* Frees a replayed rank's state, but not the shared target. */
+void vaced_sim_release(void);
 
 #endif

@@ -1,0 +1,62 @@
+/* The recorder (record.c): with $VACED_RECORD set, the live library logs
+ * every call MPICH makes into vaced.h, and the clock's measurements, to
+ * DIR/rank-NNNNNN.vlog (log_format.h, docs/replay.md).  Calls the model
+ * makes to its own entry points are not logged: the replay makes them
+ * again.  A process records one rank; the replay never records. */
+#ifndef VACED_RECORD_H
+#define VACED_RECORD_H
+
+#include <stdint.h>
+#include "vaced.h"
+#include "record/log_format.h"
+
+extern int vaced_recording;     /* the log is open */
+extern int vaced_rec_depth;     /* entry points running: only the outermost logs */
+
+/* Opens DIR/rank-NNNNNN.vlog for $VACED_RECORD=DIR (no-op when unset).
+ * Returns 0, or -1 after printing "vaced: record DIR: reason" (rank 0, or
+ * any rank whose own file fails); the prediction goes on unrecorded. */
+int vaced_record_open(int rank, int size, uint64_t eager_threshold, const char *target_path,
+                      uint64_t target_hash, unsigned flags);
+/* Writes the trailer and closes the log (vaced_sim_end). */
+void vaced_record_close(void);
+
+/* An entry point starts: 1 when it is the outermost (MPICH's call), which
+ * it then logs.  Every call is paired with vaced_rec_leave(). */
+static inline int vaced_rec_enter(void)
+{
+    return vaced_recording && vaced_rec_depth++ == 0;
+}
+
+static inline void vaced_rec_leave(void)
+{
+    if (vaced_recording)
+        vaced_rec_depth--;
+}
+
+/* An event and its arguments. */
+void vaced_rec_op(enum vaced_log_op op);
+void vaced_rec_u(uint64_t v);
+void vaced_rec_s(int64_t v);
+/* A message record's id (0: none). */
+void vaced_rec_msg(const struct vaced_msg *m);
+/* A target time MPICH handed in, named by its source (enum vaced_log_src). */
+void vaced_rec_time(vaced_time_t t);
+
+/* The values a time may come from, as the model hands them out. */
+void vaced_rec_note_sent(vaced_time_t ta, vaced_time_t tr);
+void vaced_rec_note_received(vaced_time_t handled, vaced_time_t ta);
+void vaced_rec_note_done(const struct vaced_msg *m, uint64_t bytes, vaced_time_t t);
+void vaced_rec_note_arrival(const struct vaced_msg *m, vaced_time_t t);
+
+/* A new message record gets its id (vaced_msg_init). */
+void vaced_rec_msg_init(struct vaced_msg *m);
+
+/* A parked response fires: its calls are logged as a block, even though
+ * the model, not MPICH, made the call that fired it. */
+int vaced_rec_fire_begin(int defer_id);
+void vaced_rec_fire_end(int saved_depth);
+/* The id the next parked response gets. */
+int vaced_rec_next_defer(void);
+
+#endif

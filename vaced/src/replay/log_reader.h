@@ -1,0 +1,56 @@
+/* Reading a rank's record (log_format.h): the header, then one event at
+ * a time.  Every read is bounds-checked; a bad file is refused with its
+ * path, the byte offset and the reason, never read past. */
+#ifndef VACED_LOG_READER_H
+#define VACED_LOG_READER_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "record/log_format.h"
+
+struct vaced_log {
+    char path[VACED_LOG_PATH_MAX];
+    const unsigned char *data;  /* the whole file, mapped */
+    size_t size;
+    uint32_t version, rank, ranks, flags;
+    uint64_t eager_threshold;
+    uint64_t target_hash;       /* FNV-1a 64 of the recorded target's text */
+    char target_path[VACED_LOG_PATH_MAX + 1];
+    size_t body, body_end;      /* the events: [body, body_end); body_end is the trailer's */
+    uint64_t events;            /* as the trailer counts them */
+};
+
+/* Maps and checks `path`: header, trailer and hash.  0, or -1 with
+ * "PATH: offset N: reason" in err. */
+int vaced_log_open(struct vaced_log *log, const char *path, char *err, size_t len);
+void vaced_log_close(struct vaced_log *log);
+
+/* A target time named by its source (enum vaced_log_src). */
+struct vaced_log_time {
+    int src;
+    int64_t t;                  /* VACED_SRC_RAW */
+    uint32_t msg;               /* VACED_SRC_DONE, VACED_SRC_ARRIVAL */
+    uint64_t bytes;             /* VACED_SRC_DONE */
+};
+
+/* One event, decoded: the fields its opcode has (log_format.h). */
+struct vaced_log_event {
+    int op;
+    size_t offset;              /* of its opcode in the file */
+    int peer;
+    int kind;
+    uint64_t bytes;
+    uint32_t msg, from;
+    int flag;                   /* held, complete, at_post, carries a stamp, the answer... */
+    int flag2;                  /* blocking; the answer of COMPLETE_NOW and PARKS */
+    uint64_t value;             /* ps of SEGMENT, CLOSE and SLEEP; a defer id; an unmodelled kind */
+    uint64_t bits;              /* SEGMENT: the coldness's bits; CLOSE: the cold flag */
+    struct vaced_log_time time;
+};
+
+/* Decodes the event at *pos (body <= *pos < body_end) and advances *pos.
+ * Returns 1, 0 at the trailer, or -1 with "PATH: offset N: reason". */
+int vaced_log_next(const struct vaced_log *log, size_t *pos, struct vaced_log_event *e,
+                   char *err, size_t len);
+
+#endif

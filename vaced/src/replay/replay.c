@@ -1,0 +1,585 @@
+/* Re-timing a record (replay.h): each rank issues its recorded calls to
+ * the model, with its own state block, until it needs a packet its peer
+ * has not sent yet; another rank runs then.  A packet's stamp is the one
+ * the sender's model computed here, matched by its order on the
+ * connection, as CH3 keeps each connection's packets in order. */
+#include <stdarg.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "vaced.h"
+#include "clock/clock.h"
+#include "sim/sim.h"
+#include "sim/rank_state.h"
+#include "progress/progress.h"
+#include "replay/log_reader.h"
+#include "replay/replay.h"
+
+/* The stamps of the packets one rank sent another and the other has not
+ * read yet, in order. */
+struct stamps {
+    vaced_time_t *ta;
+    uint32_t head, count, cap;
+};
+
+struct fire_block {
+    size_t at;                  /* its FIRE_BEGIN; 0: not in the record */
+    size_t end;                 /* just past its FIRE_END */
+    int fired;                  /* the model fired it in the replay */
+};
+
+struct rank_run {
+    struct vaced_log log;
+    size_t pos;                 /* the next event of the rank's own thread of calls */
+    size_t *cursor;             /* where its clock reads measurements: pos, or a fire block's */
+    void *state;
+    struct vaced_msg *msgs;     /* by id; [0] stands for requests the record does not name:
+                                 * MPICH's preallocated, complete ones and those older than
+                                 * the simulation */
+    uint32_t nmsgs, msgs_made;
+    struct fire_block *fires;   /* by defer id */
+    uint32_t nfires, defers;
+    struct stamps *in;          /* by sender */
+    int blocked_on;             /* a sender whose packet it needs; -1: none */
+    int done;
+    vaced_time_t sent_ta, sent_tr, handled, recv_ta;
+    double out[VACED_SUMMARY_LEN];
+};
+
+/* Where the recorded execution could have gone otherwise on this target. */
+enum divergence { DIV_TEST, DIV_PARK, DIV_RAW, DIV_COUNT };
+static const char *const div_name[DIV_COUNT] = { "test", "park", "raw-time" };
+static const char *const div_what[DIV_COUNT] = {
+    "a test or probe answers otherwise on this target (a polling loop may run another number of times)",
+    "a rendezvous answer is parked otherwise on this target",
+    "a target time MPICH computed itself (a collective schedule) is replayed as recorded",
+};
+
+static struct {
+    struct rank_run *ranks;
+    int size;
+    struct rank_run *cur;
+    int *runq;
+    int runq_head, runq_count;
+    int same_target;
+    long div_count[DIV_COUNT];
+    int div_rank[DIV_COUNT];
+    size_t div_offset[DIV_COUNT];
+    char *err;
+    size_t errlen;
+    int failed;
+} rp;
+
+static int failf(const char *fmt, ...)
+{
+    va_list ap;
+    if (rp.failed)
+        return -1;
+    va_start(ap, fmt);
+    vsnprintf(rp.err, rp.errlen, fmt, ap);
+    va_end(ap);
+    rp.failed = 1;
+    return -1;
+}
+
+static void diverged(enum divergence d, size_t offset)
+{
+    if (rp.div_count[d]++ == 0) {
+        rp.div_rank[d] = (int)(rp.cur - rp.ranks);
+        rp.div_offset[d] = offset;
+    }
+}
+
+/* --- Packets in flight ------------------------------------------------- */
+
+static int stamped(int kind)
+{
+    return kind == VACED_PKT_EAGER || kind == VACED_PKT_EAGER_SYNC || kind == VACED_PKT_SYNC_ACK ||
+           kind == VACED_PKT_RTS || kind == VACED_PKT_CTS || kind == VACED_PKT_RNDV_DATA;
+}
+
+static void make_runnable(int i)
+{
+    rp.ranks[i].blocked_on = -1;
+    rp.runq[(rp.runq_head + rp.runq_count++) % rp.size] = i;
+}
+
+/* Rank `from` ended: what it sends now is unstamped. */
+static void wake_blocked_on(int from)
+{
+    for (int i = 0; i < rp.size; i++)
+        if (rp.ranks[i].blocked_on == from)
+            make_runnable(i);
+}
+
+static int push_stamp(int from, int to, vaced_time_t ta)
+{
+    struct stamps *q = &rp.ranks[to].in[from];
+    if (q->count == q->cap) {
+        uint32_t cap = q->cap ? 2 * q->cap : 8;
+        vaced_time_t *ta2 = malloc(cap * sizeof *ta2);
+        if (!ta2)
+            return failf("out of memory for packets in flight");
+        for (uint32_t i = 0; i < q->count; i++)
+            ta2[i] = q->ta[(q->head + i) % q->cap];
+        free(q->ta);
+        q->ta = ta2;
+        q->cap = cap;
+        q->head = 0;
+    }
+    q->ta[(q->head + q->count++) % q->cap] = ta;
+    if (rp.ranks[to].blocked_on == from)
+        make_runnable(to);
+    return 0;
+}
+
+/* A packet rank r reads from `from` is its next stamp, or, once `from`
+ * has ended, unstamped: sent after its simulation ended (the reports). */
+static int stamp_ready(struct rank_run *r, int from)
+{
+    return r->in[from].count > 0 || rp.ranks[from].done;
+}
+
+static vaced_time_t pop_stamp(struct rank_run *r, int from)
+{
+    struct stamps *q = &r->in[from];
+    if (q->count == 0)
+        return VACED_TIME_UNSET;
+    vaced_time_t ta = q->ta[q->head];
+    q->head = (q->head + 1) % q->cap;
+    q->count--;
+    return ta;
+}
+
+/* --- The model's inputs ------------------------------------------------ */
+
+static struct vaced_msg *msg(struct rank_run *r, uint32_t id)
+{
+    return &r->msgs[id];
+}
+
+static vaced_time_t eval(struct rank_run *r, const struct vaced_log_event *e)
+{
+    const struct vaced_log_time *t = &e->time;
+    switch (t->src) {
+        case VACED_SRC_RAW:
+            if (!rp.same_target)
+                diverged(DIV_RAW, e->offset);
+            return t->t;
+        case VACED_SRC_SENT_TA: return r->sent_ta;
+        case VACED_SRC_SENT_TR: return r->sent_tr;
+        case VACED_SRC_HANDLED: return r->handled;
+        case VACED_SRC_RECV_TA: return r->recv_ta;
+        case VACED_SRC_DONE: return vaced_msg_done(msg(r, t->msg), t->bytes);
+        case VACED_SRC_ARRIVAL: return vaced_msg_arrival(msg(r, t->msg));
+        case VACED_SRC_NOW: return vaced_now();
+        default: return VACED_TIME_UNSET;
+    }
+}
+
+/* The clock's measurements, read where the clock asks for them. */
+static int next_measurement(int op, struct vaced_log_event *e)
+{
+    struct rank_run *r = rp.cur;
+    char why[512];
+    int got = vaced_log_next(&r->log, r->cursor, e, why, sizeof why);
+    if (got < 0)
+        return failf("%s", why);
+    if (got == 0 || e->op != op)
+        return failf("%s: offset %zu: the record is out of step with the model here "
+                     "(expected the clock's %s)", r->log.path, e->offset,
+                     op == VACED_OP_SEGMENT ? "segment" : "close");
+    return 0;
+}
+
+static void input_segment(vaced_time_t *seg, double *coldness)
+{
+    struct vaced_log_event e;
+    *seg = 0;
+    *coldness = 0;
+    if (next_measurement(VACED_OP_SEGMENT, &e))
+        return;
+    *seg = (vaced_time_t)e.value;
+    memcpy(coldness, &e.bits, sizeof *coldness);
+}
+
+static void input_close(vaced_time_t *charge, int *cold)
+{
+    struct vaced_log_event e;
+    *charge = 0;
+    *cold = 0;
+    if (next_measurement(VACED_OP_CLOSE, &e))
+        return;
+    *charge = (vaced_time_t)e.value;
+    *cold = (int)e.bits;
+}
+
+static const struct vaced_clock_input replay_input = { input_segment, input_close };
+
+/* --- Issuing the recorded calls ----------------------------------------- */
+
+static int execute(struct rank_run *r, const struct vaced_log_event *e);
+
+/* Runs the events of [*pos, end) that the model's own calls do not
+ * consume; a fire block's, or the rank's thread up to its next block. */
+static int run_block(struct rank_run *r, size_t *pos, size_t end)
+{
+    struct vaced_log_event e;
+    char why[512];
+    size_t *saved = r->cursor;
+    r->cursor = pos;
+    while (!rp.failed && *pos < end) {
+        int got = vaced_log_next(&r->log, pos, &e, why, sizeof why);
+        if (got <= 0)
+            return r->cursor = saved, got < 0 ? failf("%s", why) : 0;
+        if (e.op == VACED_OP_FIRE_END)
+            break;
+        if (e.op == VACED_OP_PKT_RECV && e.flag && e.peer >= 0 && !stamp_ready(r, e.peer)) {
+            r->cursor = saved;
+            return failf("%s: offset %zu: a parked response waits for a packet from rank %d, "
+                         "which this replay cannot follow", r->log.path, e.offset, e.peer);
+        }
+        execute(r, &e);
+    }
+    r->cursor = saved;
+    return rp.failed ? -1 : 0;
+}
+
+static void fire(void *arg)
+{
+    struct rank_run *r = rp.cur;
+    uint32_t id = (uint32_t)(uintptr_t)arg;
+    if (id == 0 || id > r->nfires || !r->fires[id - 1].at) {
+        failf("%s: the model fired parked response %u, which the record never fired",
+              r->log.path, id);
+        return;
+    }
+    struct fire_block *b = &r->fires[id - 1];
+    if (b->fired) {
+        failf("%s: parked response %u fired twice", r->log.path, id);
+        return;
+    }
+    b->fired = 1;
+    size_t pos = b->at;
+    struct vaced_log_event e;
+    char why[512];
+    if (vaced_log_next(&r->log, &pos, &e, why, sizeof why) != 1) {
+        failf("%s", why);
+        return;
+    }
+    int in_place = b->at == *r->cursor;
+    if (!in_place)              /* the model fires it elsewhere than the record has it */
+        diverged(DIV_PARK, b->at);
+    run_block(r, &pos, b->end);
+    if (in_place)
+        *r->cursor = b->end;
+}
+
+static int execute(struct rank_run *r, const struct vaced_log_event *e)
+{
+    vaced_time_t t, tr;
+    switch (e->op) {
+        case VACED_OP_BEGIN: vaced_activity_begin(); break;
+        case VACED_OP_END_ACT: vaced_activity_end(); break;
+        case VACED_OP_SLEEP: vaced_clock_sleep((vaced_time_t)e->value); break;
+        case VACED_OP_PKT_SENT:
+            t = vaced_packet_sent(e->peer, e->kind, e->bytes, &tr);
+            r->sent_ta = t;
+            r->sent_tr = tr;
+            if (stamped(e->kind) && e->peer >= 0)
+                return push_stamp((int)(r - rp.ranks), e->peer, t);
+            break;
+        case VACED_OP_PKT_RECV:
+            t = e->flag && e->peer >= 0 ? pop_stamp(r, e->peer) : VACED_TIME_UNSET;
+            r->handled = vaced_packet_received(e->peer, e->kind, e->bytes, e->flag ? &t : NULL);
+            r->recv_ta = t;
+            break;
+        case VACED_OP_HANDLE_BEGIN: vaced_handle_begin(eval(r, e)); break;
+        case VACED_OP_HANDLE_END: vaced_handle_end(); break;
+        case VACED_OP_RESPOND_END: vaced_respond_end(); break;
+        case VACED_OP_MSG_INIT:
+            if (r->msgs_made >= r->nmsgs)
+                return failf("%s: offset %zu: more messages than counted", r->log.path, e->offset);
+            vaced_msg_init(msg(r, ++r->msgs_made));
+            break;
+        case VACED_OP_COMPLETE_BY: vaced_msg_complete_by(msg(r, e->msg), eval(r, e)); break;
+        case VACED_OP_ARRIVED:
+            vaced_msg_arrived(msg(r, e->msg), e->kind, eval(r, e), e->bytes);
+            break;
+        case VACED_OP_POSTED: vaced_msg_posted(msg(r, e->msg), e->flag); break;
+        case VACED_OP_FOUND:
+            vaced_msg_found(msg(r, e->msg), e->from ? msg(r, e->from) : NULL, e->kind, e->flag,
+                            e->bytes, e->flag2);
+            break;
+        case VACED_OP_COMPLETE_NOW:
+            if (vaced_msg_complete_now(msg(r, e->msg), e->bytes) != e->flag2)
+                diverged(DIV_TEST, e->offset);
+            break;
+        case VACED_OP_REPORT: vaced_msg_report(msg(r, e->msg), e->bytes); break;
+        case VACED_OP_PARKS:
+            if (vaced_parks(eval(r, e), e->flag) != e->flag2)
+                diverged(DIV_PARK, e->offset);
+            break;
+        case VACED_OP_DEFER:
+            vaced_defer(e->peer, eval(r, e), fire, (void *)(uintptr_t)++r->defers);
+            break;
+        case VACED_OP_FIRE_BEGIN: {
+            struct fire_block *b = &r->fires[e->value - 1];
+            *r->cursor = b->end;        /* fired already, or the model fires it later */
+            if (!b->fired)
+                diverged(DIV_PARK, e->offset);
+            break;
+        }
+        case VACED_OP_POLL: vaced_poll(); break;
+        case VACED_OP_TEST_FAILED: vaced_test_failed(); break;
+        case VACED_OP_WAIT_BEGIN: vaced_wait_begin(); break;
+        case VACED_OP_WAIT_COMPLETE: vaced_wait_complete(eval(r, e)); break;
+        case VACED_OP_WAIT_END: vaced_wait_end(); break;
+        case VACED_OP_PROBE_FOUND: vaced_probe_found(eval(r, e)); break;
+        case VACED_OP_UNMODELLED: vaced_unmodelled((enum vaced_unmodelled)e->value, "the recorded run"); break;
+        case VACED_OP_SIM_END:
+            vaced_sim_end(r->out);
+            vaced_running = 1;  /* the other ranks go on */
+            r->done = 1;
+            wake_blocked_on((int)(r - rp.ranks));
+            break;
+        default:
+            return failf("%s: offset %zu: event %d out of place", r->log.path, e->offset, e->op);
+    }
+    return rp.failed ? -1 : 0;
+}
+
+/* Runs rank r until it ends or needs a packet not sent yet. */
+static int run_rank(struct rank_run *r)
+{
+    struct vaced_log_event e;
+    char why[512];
+    rp.cur = r;
+    vaced_rank_state_bind(r->state);
+    while (!r->done && !rp.failed) {
+        size_t at = r->pos;
+        int got = vaced_log_next(&r->log, &r->pos, &e, why, sizeof why);
+        if (got < 0)
+            return failf("%s", why);
+        if (got == 0)
+            return failf("%s: the record ends before MPI_Finalize", r->log.path);
+        if (e.op == VACED_OP_PKT_RECV && e.flag && e.peer >= 0 && !stamp_ready(r, e.peer)) {
+            r->pos = at;
+            r->blocked_on = e.peer;
+            return 0;
+        }
+        r->cursor = &r->pos;
+        execute(r, &e);
+    }
+    return rp.failed ? -1 : 0;
+}
+
+/* --- Loading ----------------------------------------------------------- */
+
+/* Checks every event of rank r's record once, counting its messages and
+ * finding its fire blocks, so the replay never meets a bad one midway. */
+static int survey(struct rank_run *r)
+{
+    struct vaced_log_event e;
+    char why[512];
+    size_t pos = r->log.body;
+    uint64_t events = 0, defers = 0;
+    size_t open_at[64];
+    uint32_t open_id[64];
+    int depth = 0, ended = 0;
+    int got;
+    while ((got = vaced_log_next(&r->log, &pos, &e, why, sizeof why)) == 1) {
+        events++;
+        /* vaced_sim_end measures the last segment and fires what is parked */
+        if (ended && depth == 0 && e.op != VACED_OP_SEGMENT && e.op != VACED_OP_FIRE_BEGIN)
+            return failf("%s: offset %zu: event %d after MPI_Finalize began", r->log.path,
+                         e.offset, e.op);
+        if ((e.msg && e.msg > r->nmsgs) || (e.from && e.from > r->nmsgs) ||
+            (e.time.msg && e.time.msg > r->nmsgs))
+            return failf("%s: offset %zu: message %u named before it was made", r->log.path,
+                         e.offset, e.msg > r->nmsgs ? e.msg : e.from > r->nmsgs ? e.from : e.time.msg);
+        switch (e.op) {
+            case VACED_OP_MSG_INIT: r->nmsgs++; break;
+            case VACED_OP_DEFER: defers++; break;
+            case VACED_OP_SIM_END: ended = 1; break;
+            case VACED_OP_FIRE_BEGIN:
+                if (e.value == 0 || e.value > defers || depth == 64)
+                    return failf("%s: offset %zu: parked response %llu fires before it was parked",
+                                 r->log.path, e.offset, (unsigned long long)e.value);
+                open_at[depth] = e.offset;
+                open_id[depth++] = (uint32_t)e.value;
+                break;
+            case VACED_OP_FIRE_END:
+                if (depth == 0)
+                    return failf("%s: offset %zu: the end of a parked response that did not begin",
+                                 r->log.path, e.offset);
+                depth--;
+                if (open_id[depth] > r->nfires) {
+                    uint32_t n = open_id[depth] + 16;
+                    struct fire_block *f = realloc(r->fires, n * sizeof *f);
+                    if (!f)
+                        return failf("out of memory");
+                    memset(f + r->nfires, 0, (n - r->nfires) * sizeof *f);
+                    r->fires = f;
+                    r->nfires = n;
+                }
+                if (r->fires[open_id[depth] - 1].at)
+                    return failf("%s: offset %zu: parked response %u fires twice", r->log.path,
+                                 open_at[depth], open_id[depth]);
+                r->fires[open_id[depth] - 1] = (struct fire_block){ open_at[depth], pos, 0 };
+                break;
+        }
+    }
+    if (got < 0)
+        return failf("%s", why);
+    if (depth)
+        return failf("%s: offset %zu: a parked response's calls do not end", r->log.path, open_at[depth - 1]);
+    if (!ended)
+        return failf("%s: offset %zu: the record ends before MPI_Finalize", r->log.path, pos);
+    if (events != r->log.events)
+        return failf("%s: the trailer counts %llu events, the file has %llu", r->log.path,
+                     (unsigned long long)r->log.events, (unsigned long long)events);
+    return 0;
+}
+
+static int load(const char *dir)
+{
+    char path[VACED_LOG_PATH_MAX + 32], why[1024];
+    struct vaced_log first;
+    snprintf(path, sizeof path, "%s/rank-%06d.vlog", dir, 0);
+    if (vaced_log_open(&first, path, why, sizeof why))
+        return failf("%s", why);
+    rp.size = (int)first.ranks;
+    vaced_log_close(&first);
+    rp.ranks = calloc((size_t)rp.size, sizeof *rp.ranks);
+    rp.runq = calloc((size_t)rp.size, sizeof *rp.runq);
+    if (!rp.ranks || !rp.runq)
+        return failf("out of memory for %d ranks", rp.size);
+    for (int i = 0; i < rp.size; i++) {
+        struct rank_run *r = &rp.ranks[i];
+        snprintf(path, sizeof path, "%s/rank-%06d.vlog", dir, i);
+        if (vaced_log_open(&r->log, path, why, sizeof why))
+            return failf("%s (the record has %d ranks)", why, rp.size);
+        if ((int)r->log.ranks != rp.size || (int)r->log.rank != i)
+            return failf("%s: offset 12: rank %u of %u, in a record of rank 0 of %d", path,
+                         r->log.rank, r->log.ranks, rp.size);
+        if (i && (r->log.target_hash != rp.ranks[0].log.target_hash ||
+                  r->log.eager_threshold != rp.ranks[0].log.eager_threshold))
+            return failf("%s: offset 24: recorded on another target than rank 0", path);
+        if (survey(r))
+            return -1;
+        r->msgs = calloc((size_t)r->nmsgs + 1, sizeof *r->msgs);
+        r->in = calloc((size_t)rp.size, sizeof *r->in);
+        r->state = calloc(1, vaced_rank_state_size());
+        if (!r->msgs || !r->in || !r->state)
+            return failf("out of memory for rank %d", i);
+        r->pos = r->log.body;
+        r->blocked_on = -1;
+    }
+    return 0;
+}
+
+static void unload(void)
+{
+    for (int i = 0; rp.ranks && i < rp.size; i++) {
+        struct rank_run *r = &rp.ranks[i];
+        if (r->state) {
+            vaced_rank_state_bind(r->state);
+            vaced_sim_release();
+        }
+        vaced_log_close(&r->log);
+        for (int j = 0; r->in && j < rp.size; j++)
+            free(r->in[j].ta);
+        free(r->in);
+        free(r->msgs);
+        free(r->fires);
+        free(r->state);
+    }
+    vaced_rank_state_bind_live();
+    free(rp.ranks);
+    free(rp.runq);
+}
+
+static void report_divergences(void)
+{
+    for (int d = 0; d < DIV_COUNT; d++)
+        if (rp.div_count[d])
+            fprintf(stderr, "vaced: replay: approximate (%s): %s; %ld time%s, first at rank %d, "
+                    "%s offset %zu\n", div_name[d], div_what[d], rp.div_count[d],
+                    rp.div_count[d] == 1 ? "" : "s", rp.div_rank[d],
+                    rp.ranks[rp.div_rank[d]].log.path, rp.div_offset[d]);
+}
+
+int vaced_replay_run(const char *dir, const char *target, unsigned long long *events,
+                     char *err, size_t len)
+{
+    memset(&rp, 0, sizeof rp);
+    rp.err = err;
+    rp.errlen = len;
+    struct vaced_target *t = NULL;
+    char path[512], why[1024];
+    uint64_t hash = 0;
+    if (load(dir))
+        goto out;
+    if (vaced_sim_load_target(target, rp.size, path, sizeof path, &t, &hash, why, sizeof why)) {
+        failf("%s", why);
+        goto out;
+    }
+    rp.same_target = hash == rp.ranks[0].log.target_hash;
+    vaced_clock_input = &replay_input;
+    for (int i = 0; i < rp.size; i++) {
+        struct rank_run *r = &rp.ranks[i];
+        vaced_rank_state_bind(r->state);
+        if (vaced_sim_start_replay(i, rp.size, t, path, r->log.flags & VACED_LOG_OVERSUBSCRIBED)) {
+            failf("rank %d: out of memory for the model's state", i);
+            goto out;
+        }
+        vaced_msg_init(&r->msgs[0]);
+        rp.runq[rp.runq_count++] = i;
+    }
+    int finished = 0;
+    while (!rp.failed && rp.runq_count > 0) {
+        int i = rp.runq[rp.runq_head];
+        rp.runq_head = (rp.runq_head + 1) % rp.size;
+        rp.runq_count--;
+        if (run_rank(&rp.ranks[i]) == 0 && rp.ranks[i].done)
+            finished++;
+    }
+    if (!rp.failed && finished < rp.size) {
+        for (int i = 0; i < rp.size; i++)
+            if (!rp.ranks[i].done) {
+                failf("the replay stalls: rank %d waits for a packet from rank %d that the record "
+                      "never sends (%s, offset %zu)", i, rp.ranks[i].blocked_on,
+                      rp.ranks[i].log.path, rp.ranks[i].pos);
+                break;
+            }
+    }
+    if (!rp.failed) {
+        double *all = malloc((size_t)rp.size * VACED_SUMMARY_LEN * sizeof *all);
+        if (!all) {
+            failf("out of memory");
+            goto out;
+        }
+        for (int i = 0; i < rp.size; i++)
+            memcpy(all + (size_t)i * VACED_SUMMARY_LEN, rp.ranks[i].out, sizeof rp.ranks[i].out);
+        report_divergences();
+        if (rp.div_count[DIV_TEST] + rp.div_count[DIV_PARK] + rp.div_count[DIV_RAW]) {
+            vaced_rank_state_bind(rp.ranks[0].state);
+            all[3] = (double)((unsigned)all[3] | VACED_UNMODELLED_REPLAY);
+        }
+        vaced_rank_state_bind(rp.ranks[0].state);
+        if (vaced_report_job(all, rp.size))
+            failf("the JSON report could not be written");
+        free(all);
+    }
+out:
+    *events = 0;
+    for (int i = 0; !rp.failed && i < rp.size; i++)
+        *events += rp.ranks[i].log.events;
+    vaced_clock_input = NULL;
+    vaced_running = 0;
+    unload();
+    vaced_target_free(t);
+    return rp.failed ? -1 : 0;
+}

@@ -1,0 +1,18 @@
+/* Re-timing a record on a target (replay.c, docs/replay.md): a
+ * discrete-event simulation of the recorded ranks in one process, each
+ * issuing its recorded calls to the model with its own state block. */
+#ifndef VACED_REPLAY_H
+#define VACED_REPLAY_H
+
+#include <stddef.h>
+
+/* Replays the record in `dir` on `target` (a path or a name, as
+ * $VACED_TARGET).  Prints the rank lines, the job line and the JSON as a
+ * live run does ($VACED_QUIET, $VACED_JSON), and on stderr the first
+ * point of each kind where the target could have changed the execution.
+ * *events gets the number of events replayed.  Returns 0, or -1 with the reason in err (a bad or incomplete record:
+ * file, offset, reason). */
+int vaced_replay_run(const char *dir, const char *target, unsigned long long *events,
+                     char *err, size_t len);
+
+#endif
