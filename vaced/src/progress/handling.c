@@ -61,11 +61,12 @@ static vaced_time_t rndv_data_arrival(int src, uint64_t bytes, vaced_time_t ta)
 }
 
 /* Each event below is logged when MPICH calls it (record.h); the model's
- * own calls are not.  Bound packets are left out, as on the send side. */
+ * own calls are not.  A bound packet's handling is logged too: its end
+ * closes what its begin opened. */
 vaced_time_t vaced_packet_received(int peer, enum vaced_pkt_kind kind, uint64_t bytes,
                                    vaced_time_t *ta)
 {
-    int top = vaced_rec_enter() && kind != VACED_PKT_BOUND;
+    int top = vaced_rec_enter();
     if (top) {
         vaced_rec_op(VACED_OP_PKT_RECV);
         vaced_rec_s(peer);

@@ -76,7 +76,54 @@ static int candidate(void *u, void *owner, const void *spec)
     return st->dev->matches(u, spec) && !vaced_claimed(u);
 }
 
+/* A record keeps the pick and its candidates (record.h): a replay on
+ * another target sees whether it would pick another. */
+/* The oldest candidate from each sender, in queue order: its record
+ * (`write`) or only the count. */
+static unsigned pick_candidates(void *owner, const void *spec, int write)
+{
+    const struct vaced_device *dev = st->dev;
+    unsigned n = 0;
+    for (void *r = dev->unexpected_next(NULL); r; r = dev->unexpected_next(r)) {
+        void *q;
+        if (!candidate(r, owner, spec))
+            continue;
+        struct vaced_req_facts fr = facts_of(r);
+        for (q = dev->unexpected_next(NULL); q != r; q = dev->unexpected_next(q))
+            if (facts_of(q).peer == fr.peer && candidate(q, owner, spec))
+                break;
+        if (q != r)
+            continue;
+        n++;
+        if (write)
+            vaced_rec_msg(fr.msg);
+    }
+    return n;
+}
+
+/* A record keeps the pick and its candidates (record.h): a replay on
+ * another target sees whether it would pick another. */
+static void record_pick(void *owner, const void *spec, void *best)
+{
+    vaced_rec_op(VACED_OP_PICK);
+    vaced_rec_msg(best ? facts_of(best).msg : NULL);
+    vaced_rec_u(pick_candidates(owner, spec, 0));
+    pick_candidates(owner, spec, 1);
+}
+
+static void *pick(void *owner, const void *spec);
+
 void *vaced_pick(void *owner, const void *spec)
+{
+    int top = vaced_rec_enter();
+    void *best = pick(owner, spec);
+    if (top && vaced_running)
+        record_pick(owner, spec, best);
+    vaced_rec_leave();
+    return best;
+}
+
+static void *pick(void *owner, const void *spec)
 {
     const struct vaced_device *dev = st->dev;
     void *best = NULL;

@@ -62,6 +62,9 @@ enum vaced_log_op {
     VACED_OP_PROBE_FOUND,       /* src */
     VACED_OP_UNMODELLED,        /* kind */
     VACED_OP_SIM_END,           /* vaced_sim_end */
+    VACED_OP_PICK,              /* vaced_pick: the message taken (0: none), the number
+                                 * n of candidates (the oldest of each sender), their
+                                 * ids */
     /* The host's measurements, where the clock took them (inside a call
      * above): the replay's clock reads them back in the same order. */
     VACED_OP_SEGMENT,           /* an activity opened: the compute segment before it

@@ -120,15 +120,16 @@ void vaced_rec_note_received(vaced_time_t handled, vaced_time_t ta)
     note(VACED_SRC_RECV_TA, ta, 0, 0);
 }
 
+/* Only what MPICH itself asked: the model's own questions hand nothing out. */
 void vaced_rec_note_done(const struct vaced_msg *m, uint64_t bytes, vaced_time_t t)
 {
-    if (vaced_recording)
+    if (vaced_recording && vaced_rec_depth == 0)
         note(VACED_SRC_DONE, t, m->id, bytes);
 }
 
 void vaced_rec_note_arrival(const struct vaced_msg *m, vaced_time_t t)
 {
-    if (vaced_recording)
+    if (vaced_recording && vaced_rec_depth == 0)
         note(VACED_SRC_ARRIVAL, t, m->id, 0);
 }
 

@@ -146,7 +146,9 @@ static int get_time(const unsigned char *d, size_t *pos, size_t end, struct vace
 
 /* The argument layout of each opcode: u unsigned, s signed, k packet
  * kind, m message id, f flag (0/1), t time, S a segment (ps + coldness),
- * C a close (ps + cold flag).  Stored in the event's fields in order. */
+ * C a close (ps + cold flag), L a count and as many message ids (the
+ * count in value, the ids' offset in bits).  Stored in the event's fields
+ * in order. */
 static const char *const layout[VACED_OP_LAST + 1] = {
     [VACED_OP_BEGIN] = "", [VACED_OP_END_ACT] = "", [VACED_OP_SLEEP] = "v",
     [VACED_OP_PKT_SENT] = "skb", [VACED_OP_PKT_RECV] = "skbf", [VACED_OP_HANDLE_BEGIN] = "t",
@@ -157,8 +159,15 @@ static const char *const layout[VACED_OP_LAST + 1] = {
     [VACED_OP_FIRE_END] = "", [VACED_OP_POLL] = "", [VACED_OP_TEST_FAILED] = "",
     [VACED_OP_WAIT_BEGIN] = "", [VACED_OP_WAIT_COMPLETE] = "t", [VACED_OP_WAIT_END] = "",
     [VACED_OP_PROBE_FOUND] = "t", [VACED_OP_UNMODELLED] = "v", [VACED_OP_SIM_END] = "",
-    [VACED_OP_SEGMENT] = "S", [VACED_OP_CLOSE] = "C",
+    [VACED_OP_SEGMENT] = "S", [VACED_OP_CLOSE] = "C", [VACED_OP_PICK] = "FL",
 };
+
+uint32_t vaced_log_list_item(const struct vaced_log *log, size_t *at)
+{
+    uint64_t v = 0;
+    get_u(log->data, at, log->body_end, &v);    /* checked by vaced_log_next */
+    return (uint32_t)v;
+}
 
 int vaced_log_next(const struct vaced_log *log, size_t *pos, struct vaced_log_event *e,
                    char *err, size_t len)
@@ -212,6 +221,16 @@ int vaced_log_next(const struct vaced_log *log, size_t *pos, struct vaced_log_ev
                     e->flag2 = (int)v;
                 break;
             case 'v': e->value = v; break;
+            case 'L':
+                e->value = v;
+                e->bits = *pos;
+                for (uint64_t i = 0; i < v; i++) {
+                    uint64_t id;
+                    at = *pos;
+                    if (get_u(d, pos, end, &id) || id > UINT32_MAX)
+                        return fail(log, at, err, len, "bad message id in a list");
+                }
+                break;
             case 'S': case 'C':
                 e->value = v;
                 if ((*a == 'S' && (log->flags & VACED_LOG_COLDNESS)) ||

@@ -43,8 +43,10 @@ struct vaced_log_event {
     uint32_t msg, from;
     int flag;                   /* held, complete, at_post, carries a stamp, the answer... */
     int flag2;                  /* blocking; the answer of COMPLETE_NOW and PARKS */
-    uint64_t value;             /* ps of SEGMENT, CLOSE and SLEEP; a defer id; an unmodelled kind */
-    uint64_t bits;              /* SEGMENT: the coldness's bits; CLOSE: the cold flag */
+    uint64_t value;             /* ps of SEGMENT, CLOSE and SLEEP; a defer id; an unmodelled
+                                 * kind; the length of PICK's list */
+    uint64_t bits;              /* SEGMENT: the coldness's bits; CLOSE: the cold flag;
+                                 * PICK: the offset of its list */
     struct vaced_log_time time;
 };
 
@@ -52,5 +54,9 @@ struct vaced_log_event {
  * Returns 1, 0 at the trailer, or -1 with "PATH: offset N: reason". */
 int vaced_log_next(const struct vaced_log *log, size_t *pos, struct vaced_log_event *e,
                    char *err, size_t len);
+
+/* The next id of an event's list (PICK), which vaced_log_next checked:
+ * *at starts at the event's `bits`. */
+uint32_t vaced_log_list_item(const struct vaced_log *log, size_t *at);
 
 #endif

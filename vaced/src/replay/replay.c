@@ -48,13 +48,21 @@ struct rank_run {
 };
 
 /* Where the recorded execution could have gone otherwise on this target. */
-enum divergence { DIV_TEST, DIV_PARK, DIV_RAW, DIV_COUNT };
-static const char *const div_name[DIV_COUNT] = { "test", "park", "raw-time" };
+enum divergence { DIV_TEST, DIV_PARK, DIV_PROTOCOL, DIV_WILDCARD, DIV_RAW, DIV_COUNT };
+static const char *const div_name[DIV_COUNT] = { "test", "park", "protocol", "wildcard", "raw-time" };
 static const char *const div_what[DIV_COUNT] = {
     "a test or probe answers otherwise on this target (a polling loop may run another number of times)",
     "a rendezvous answer is parked otherwise on this target",
+    "a message changes between eager and rendezvous on this target; it is re-timed with the recorded protocol",
+    "a wildcard receive would match another sender's message first on this target",
     "a target time MPICH computed itself (a collective schedule) is replayed as recorded",
 };
+
+/* CH3 sends a message eager when its payload and the eager packet's
+ * header (sizeof(MPIDI_CH3_Pkt_eager_send_t) with the target-time field,
+ * in MPICH 4.0.2) fit the eager threshold; tests/tools/test_replay.py
+ * checks it against MPICH. */
+#define VACED_EAGER_HEADER 40
 
 static struct {
     struct rank_run *ranks;
@@ -63,6 +71,7 @@ static struct {
     int *runq;
     int runq_head, runq_count;
     int same_target;
+    uint64_t eager_threshold;   /* the replay target's */
     long div_count[DIV_COUNT];
     int div_rank[DIV_COUNT];
     size_t div_offset[DIV_COUNT];
@@ -276,6 +285,36 @@ static void fire(void *arg)
         *r->cursor = b->end;
 }
 
+/* Whether a wildcard would take another of the candidates the host had:
+ * the earliest arrival on this target, the first in the queue on ties. */
+static int picks_other(struct rank_run *r, const struct vaced_log_event *e)
+{
+    size_t at = (size_t)e->bits;
+    uint32_t best = 0;
+    vaced_time_t best_ta = 0;
+    for (uint64_t i = 0; i < e->value; i++) {
+        uint32_t id = vaced_log_list_item(&r->log, &at);
+        vaced_time_t ta = msg(r, id)->ta;
+        if (!best || ta < best_ta) {
+            best = id;
+            best_ta = ta;
+        }
+    }
+    return best && best != e->from;
+}
+
+/* Whether a message's DATA would go by the other protocol on this target
+ * (a ready send, eager whatever its size, never does). */
+static int protocol_changes(const struct rank_run *r, const struct vaced_log_event *e)
+{
+    int eager = e->kind == VACED_PKT_EAGER || e->kind == VACED_PKT_EAGER_SYNC;
+    if (!eager && e->kind != VACED_PKT_RNDV_DATA)
+        return 0;
+    int fits_then = e->bytes + VACED_EAGER_HEADER <= r->log.eager_threshold;
+    int fits_now = e->bytes + VACED_EAGER_HEADER <= rp.eager_threshold;
+    return eager ? fits_then && !fits_now : !fits_then && fits_now;
+}
+
 static int execute(struct rank_run *r, const struct vaced_log_event *e)
 {
     vaced_time_t t, tr;
@@ -284,6 +323,8 @@ static int execute(struct rank_run *r, const struct vaced_log_event *e)
         case VACED_OP_END_ACT: vaced_activity_end(); break;
         case VACED_OP_SLEEP: vaced_clock_sleep((vaced_time_t)e->value); break;
         case VACED_OP_PKT_SENT:
+            if (protocol_changes(r, e))
+                diverged(DIV_PROTOCOL, e->offset);
             t = vaced_packet_sent(e->peer, e->kind, e->bytes, &tr);
             r->sent_ta = t;
             r->sent_tr = tr;
@@ -338,6 +379,10 @@ static int execute(struct rank_run *r, const struct vaced_log_event *e)
         case VACED_OP_WAIT_END: vaced_wait_end(); break;
         case VACED_OP_PROBE_FOUND: vaced_probe_found(eval(r, e)); break;
         case VACED_OP_UNMODELLED: vaced_unmodelled((enum vaced_unmodelled)e->value, "the recorded run"); break;
+        case VACED_OP_PICK:
+            if (e->from && picks_other(r, e))
+                diverged(DIV_WILDCARD, e->offset);
+            break;
         case VACED_OP_SIM_END:
             vaced_sim_end(r->out);
             vaced_running = 1;  /* the other ranks go on */
@@ -399,6 +444,13 @@ static int survey(struct rank_run *r)
             (e.time.msg && e.time.msg > r->nmsgs))
             return failf("%s: offset %zu: message %u named before it was made", r->log.path,
                          e.offset, e.msg > r->nmsgs ? e.msg : e.from > r->nmsgs ? e.from : e.time.msg);
+        if (e.op == VACED_OP_PICK) {
+            size_t at = (size_t)e.bits;
+            for (uint64_t i = 0; i < e.value; i++)
+                if (vaced_log_list_item(&r->log, &at) > r->nmsgs)
+                    return failf("%s: offset %zu: a wildcard's candidate named before it was made",
+                                 r->log.path, e.offset);
+        }
         switch (e.op) {
             case VACED_OP_MSG_INIT: r->nmsgs++; break;
             case VACED_OP_DEFER: defers++; break;
@@ -527,6 +579,7 @@ int vaced_replay_run(const char *dir, const char *target, unsigned long long *ev
         goto out;
     }
     rp.same_target = hash == rp.ranks[0].log.target_hash;
+    rp.eager_threshold = vaced_target_eager_threshold(t);
     vaced_clock_input = &replay_input;
     for (int i = 0; i < rp.size; i++) {
         struct rank_run *r = &rp.ranks[i];
@@ -564,7 +617,10 @@ int vaced_replay_run(const char *dir, const char *target, unsigned long long *ev
         for (int i = 0; i < rp.size; i++)
             memcpy(all + (size_t)i * VACED_SUMMARY_LEN, rp.ranks[i].out, sizeof rp.ranks[i].out);
         report_divergences();
-        if (rp.div_count[DIV_TEST] + rp.div_count[DIV_PARK] + rp.div_count[DIV_RAW]) {
+        long flagged = 0;
+        for (int d = 0; d < DIV_COUNT; d++)
+            flagged += rp.div_count[d];
+        if (flagged) {
             vaced_rank_state_bind(rp.ranks[0].state);
             all[3] = (double)((unsigned)all[3] | VACED_UNMODELLED_REPLAY);
         }

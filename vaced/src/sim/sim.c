@@ -15,6 +15,7 @@
 #include "progress/progress.h"
 #include "progress/peers.h"
 #include "record/record.h"
+#include "replay/compute_from.h"
 #include "sim/rank_state.h"
 
 static struct vaced_sim sim_live;
@@ -153,6 +154,8 @@ int vaced_sim_start(int rank, int size, const struct vaced_device *device,
     *eager_threshold = vaced_target_eager_threshold(vaced_sim_st->target);
     vaced_program_clocks_start();       /* the clocks' origins: now */
     vaced_clock_set_oversubscribed(host_oversubscribed(size));
+    if (vaced_compute_from_open(rank, size))
+        return refuse(rank);
     vaced_clock_start();                        /* E_start: tV = 0; t1 = cpu() */
     record_open(rank, size);
     vaced_running = 1;

@@ -1,0 +1,78 @@
+/* A live run whose clock takes its compute segments from a record
+ * ($VACED_COMPUTE_FROM=DIR) instead of the host: the same program on
+ * another target then differs from the recorded run by the model alone,
+ * not by the host's noise, which is how a replay is checked against a
+ * live run (docs/replay.md).  The program must make the same MPI calls. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "clock/clock.h"
+#include "replay/compute_from.h"
+#include "replay/log_reader.h"
+
+static struct {
+    struct vaced_log log;
+    size_t pos;
+    int exhausted;
+} from;
+
+/* The next measurement of kind `op`, skipping the rest of the record. */
+static int next(int op, struct vaced_log_event *e)
+{
+    char err[1024];
+    int got;
+    while ((got = vaced_log_next(&from.log, &from.pos, e, err, sizeof err)) == 1)
+        if (e->op == op)
+            return 1;
+    if (!from.exhausted)
+        fprintf(stderr, "vaced: VACED_COMPUTE_FROM: %s\n", got < 0 ? err :
+                "the record has no more segments: the program made other calls than it did");
+    from.exhausted = 1;
+    return 0;
+}
+
+static void segment(vaced_time_t *seg, double *coldness)
+{
+    struct vaced_log_event e;
+    *seg = 0;
+    *coldness = 0;
+    if (next(VACED_OP_SEGMENT, &e)) {
+        *seg = (vaced_time_t)e.value;
+        memcpy(coldness, &e.bits, sizeof *coldness);
+    }
+}
+
+static void close_(vaced_time_t *charge, int *cold)
+{
+    struct vaced_log_event e;
+    *charge = 0;
+    *cold = 0;
+    if (next(VACED_OP_CLOSE, &e)) {
+        *charge = (vaced_time_t)e.value;
+        *cold = (int)e.bits;
+    }
+}
+
+static const struct vaced_clock_input recorded = { segment, close_ };
+
+int vaced_compute_from_open(int rank, int size)
+{
+    const char *dir = getenv("VACED_COMPUTE_FROM");
+    char path[VACED_LOG_PATH_MAX + 32], err[VACED_LOG_PATH_MAX + 512];
+    if (!dir || !*dir)
+        return 0;
+    snprintf(path, sizeof path, "%s/rank-%06d.vlog", dir, rank);
+    if (vaced_log_open(&from.log, path, err, sizeof err)) {
+        fprintf(stderr, "vaced: VACED_COMPUTE_FROM: %s\n", err);
+        return -1;
+    }
+    if ((int)from.log.ranks != size) {
+        fprintf(stderr, "vaced: VACED_COMPUTE_FROM: %s records %u ranks, the job has %d\n", path,
+                from.log.ranks, size);
+        vaced_log_close(&from.log);
+        return -1;
+    }
+    from.pos = from.log.body;
+    vaced_clock_input = &recorded;
+    return 0;
+}
