@@ -88,6 +88,7 @@ if [ "${1:-all}" != unit ]; then
         install_test_packages
         suite "MPI integration" python3 "$ROOT/tests/mpi/test_predictions.py" "$ROOT"
         suite "vaced front end" "$ROOT/tests/tools/test_vaced_cli.sh" "$ROOT"
+        suite "vaced sweep: replays of a record over targets" python3 "$ROOT/tests/tools/test_sweep.py" "$ROOT"
         suite "the export to SimGrid, and SMPI on it" python3 "$ROOT/tests/tools/test_export_simgrid.py" "$ROOT"
         suite "calibration on this host" "$ROOT/tests/tools/test_calibrate_local.sh" "$ROOT"
         suite "one binary for both builds (bench/lib/apps.sh)" "$ROOT/tests/tools/test_apps_lib.sh" "$ROOT"

@@ -116,10 +116,9 @@ def numeric(value):
 def absolute_mapping(value, base_dir):
     """`file PATH` relative to the base description's directory, absolute,
     since the variant is written elsewhere."""
-    word, _, rest = value.partition(" ")
-    path = rest.strip()
-    if word == "file" and path and not os.path.isabs(path):
-        return "file " + os.path.normpath(os.path.join(base_dir, path))
+    m = re.fullmatch(r"file[ \t]+(.+)", value)
+    if m and not os.path.isabs(m.group(1)):
+        return "file " + os.path.normpath(os.path.join(base_dir, m.group(1)))
     return value
 
 
@@ -267,41 +266,50 @@ class Sweep:
             FE.check_target(path, self.ranks, quiet=True)
         if not self.vary and not self.targets:
             raise_usage("nothing to sweep: give --vary KEY=V1,V2,... or --targets T1,T2,...")
-        self.tmp = None
+        self.tmp, self.written = None, 0
 
-    def write_variant(self, settings, label):
-        name = f"{self.base_name} {label}"
-        path = os.path.join(self.tmp, f"variant-{len(os.listdir(self.tmp)):05d}.topo")
+    def write_variant(self, settings):
+        label = ", ".join(f"{k}={v}" for k, v in settings.items())
+        self.written += 1
+        path = os.path.join(self.tmp, f"variant-{self.written:05d}.topo")
         with open(path, "w", encoding="utf-8", errors="surrogateescape") as f:
-            f.write(variant_text(self.base_text, self.base_dir, name, settings))
+            f.write(variant_text(self.base_text, self.base_dir, f"{self.base_name} {label}", settings))
         return path
 
-    def check_variant(self, settings, label):
-        path = self.write_variant(settings, label)
+    def refusal(self, settings):
+        """The variant's path, and the checker's reason for refusing it or None."""
+        path = self.write_variant(settings)
         try:
             FE.check_target(path, self.ranks, quiet=True)
         except FE.Failure as e:
-            msg = checker_message(str(e), path)
-            if len(settings) == 1 and msg.startswith("unknown key"):
-                raise_usage(f"vary {next(iter(settings))}: {msg} (docs/targets.md lists the keys)")
-            raise_usage(f"vary {label}: {msg}")
-        return path
+            return path, checker_message(str(e), path)
+        return path, None
+
+    def check_variant(self, combo):
+        """The variant of one grid point, checked for the record's ranks; a
+        refusal names the value at fault if that value alone is refused for
+        the same reason, else the point (keys that go together are varied
+        together)."""
+        settings = {k: used for (k, _), (_, used) in zip(self.vary, combo)}
+        path, msg = self.refusal(settings)
+        if msg is None:
+            return path
+        for (key, _), (written, used) in zip(self.vary, combo):
+            if len(combo) > 1 and self.refusal({key: used})[1] != msg:
+                continue
+            if msg.startswith("unknown key"):
+                raise_usage(f"vary {key}: {msg} (docs/targets.md lists the keys)")
+            raise_usage(f"vary {key}={written}: {msg}" if written == used
+                        else f"vary {key}={written} ({used}): {msg}")
+        raise_usage("vary " + ", ".join(f"{k}={v}" for k, v in settings.items()) + ": " + msg)
 
     def points(self):
         """[(kind, target shown, {key: value used}, target path)]: the base,
         the grid, the --targets."""
         out = [("base", self.base_name, {k: self.base.get(k) for k, _ in self.vary}, self.base_path)]
-        # each value alone first, so that a refusal names the value at fault
-        for key, values in self.vary:
-            for written, used in values:
-                self.check_variant({key: used}, f"{key}={used}" if written == used
-                                   else f"{key}={written} ({used})")
         for combo in itertools.product(*(values for _, values in self.vary)) if self.vary else ():
             settings = {k: used for (k, _), (_, used) in zip(self.vary, combo)}
-            label = ", ".join(f"{k}={v}" for k, v in settings.items())
-            out.append(("vary", self.base_name, settings,
-                        self.check_variant(settings, label) if len(settings) > 1
-                        else self.write_variant(settings, label)))
+            out.append(("vary", self.base_name, settings, self.check_variant(combo)))
         for spec, path in self.targets:
             out.append(("target", spec, {}, path))
         return out
@@ -369,14 +377,15 @@ def table_rows(keys, rows):
     for r in rows:
         vals = [r.settings.get(k) if r.kind != "target" else "" for k in keys]
         cells.append([r.kind, r.target] + [v if v is not None else "" for v in vals] +
-                     [repr(r.prediction), f"{r.change:+.2f}", "approximate" if r.approximate else ""])
+                     [repr(r.prediction), f"{r.change:+.2f}", "yes" if r.approximate else "no"])
     return head, cells
 
 
 def format_table(keys, rows):
     head, cells = table_rows(keys, rows)
     head = head[:-3] + ["prediction (s)", "change (%)", ""]
-    shown = [c[:-3] + [f"{r.prediction:.9f}"] + c[-2:] for c, r in zip(cells, rows)]
+    shown = [c[:-3] + [f"{r.prediction:.9f}", c[-2], "approximate" if r.approximate else ""]
+             for c, r in zip(cells, rows)]
     shown = [[v if v != "" or i >= len(head) - 1 else "-" for i, v in enumerate(c)] for c in shown]
     widths = [max(len(str(x[i])) for x in [head] + shown) for i in range(len(head))]
     right = {len(head) - 3, len(head) - 2}
@@ -416,9 +425,12 @@ def sensitivity(key, keys, rows, base):
     pts = [(numeric(v), r.prediction) for v, r in slice_points(key, keys, rows, base)]
     pts = [(x, y) for x, y in pts if x > 0 and y > 0]
     if len(pts) < 2:
-        others = ", ".join(k for k in keys if k != key)
-        return (f"sensitivity: {key}: fewer than two positive values with {others} at the base target's "
-                f"values (add them to their lists)")
+        others = [k for k in keys if k != key]
+        unset = [k for k in others if base.get(k) is None]
+        why = (f"the base target does not set {', '.join(unset)}" if unset else
+               "add the base's " + ", ".join(f"{k}={base[k]}" for k in others) + " to the lists")
+        return (f"sensitivity: {key}: no fit: fewer than two of its values with the other keys at the "
+                f"base target's values ({why})")
     xs = [math.log2(x) for x, _ in pts]
     ys = [math.log2(y) for _, y in pts]
     mx, my = sum(xs) / len(xs), sum(ys) / len(ys)
@@ -567,8 +579,8 @@ def main(argv, fe):
     if "--plot" in o:
         how = plotter()
         if how is None:
-            raise FE.Failure(f"--plot needs matplotlib, which {sys.executable} cannot import: "
-                             "apt-get install python3-matplotlib (or pip install matplotlib)")
+            raise FE.Failure(f"--plot needs matplotlib, which neither {sys.executable} nor {SYSTEM_PYTHON} "
+                             "can import: apt-get install python3-matplotlib (or pip install matplotlib)")
     rows = sweep.run(jobs)
     keys = [k for k, _ in sweep.vary]
     sys.stdout.write(format_table(keys, rows))
