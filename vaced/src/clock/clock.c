@@ -201,6 +201,13 @@ void vaced_clock_reset(void)
     memset(vaced_clock_st, 0, sizeof *vaced_clock_st);
 }
 
+void vaced_clock_measure_from_now(void)
+{
+    vaced_clock_input = NULL;
+    vaced_clock_st->read_cost_ns = vaced_calibrate_read_cost();
+    vaced_clock_st->t1_ns = vaced_clock_st->t2_ns = vaced_cputime_ns();
+}
+
 void vaced_clock_start(void)
 {
     vaced_clock_st->tv = 0;

@@ -116,6 +116,8 @@ struct vaced_clock_input {
     void (*close)(vaced_time_t *charge, int *cold);
 };
 extern const struct vaced_clock_input *vaced_clock_input;
+/* From now on the clock measures the host again (a record that ran out). */
+void vaced_clock_measure_from_now(void);
 
 /* Zeroes the clock's state (simulation start, before anything else). */
 void vaced_clock_reset(void);

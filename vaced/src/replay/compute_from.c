@@ -13,10 +13,11 @@
 static struct {
     struct vaced_log log;
     size_t pos;
-    int exhausted;
 } from;
 
-/* The next measurement of kind `op`, skipping the rest of the record. */
+/* The next measurement of kind `op`, skipping the rest of the record.
+ * When there is none (the run made more calls than the recorded one: a
+ * polling loop ran longer), the clock measures the host from here on. */
 static int next(int op, struct vaced_log_event *e)
 {
     char err[1024];
@@ -24,10 +25,11 @@ static int next(int op, struct vaced_log_event *e)
     while ((got = vaced_log_next(&from.log, &from.pos, e, err, sizeof err)) == 1)
         if (e->op == op)
             return 1;
-    if (!from.exhausted)
-        fprintf(stderr, "vaced: VACED_COMPUTE_FROM: %s\n", got < 0 ? err :
-                "the record has no more segments: the program made other calls than it did");
-    from.exhausted = 1;
+    fprintf(stderr, "vaced: VACED_COMPUTE_FROM: rank %u: %s; the host's times from here on\n",
+            from.log.rank, got < 0 ? err : "the record has no more segments (this run made "
+            "more MPI calls than the recorded one)");
+    vaced_log_close(&from.log);
+    vaced_clock_measure_from_now();
     return 0;
 }
 
