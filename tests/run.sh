@@ -87,6 +87,8 @@ if [ "${1:-all}" != unit ]; then
     if "$ROOT/build.sh"; then
         install_test_packages
         suite "MPI integration" python3 "$ROOT/tests/mpi/test_predictions.py" "$ROOT"
+        # a record re-timed on its own target and on others, against live runs
+        suite "record and replay" python3 "$ROOT/tests/mpi/test_replay.py" "$ROOT"
         suite "vaced front end" "$ROOT/tests/tools/test_vaced_cli.sh" "$ROOT"
         suite "vaced sweep: replays of a record over targets" python3 "$ROOT/tests/tools/test_sweep.py" "$ROOT"
         suite "the export to SimGrid, and SMPI on it" python3 "$ROOT/tests/tools/test_export_simgrid.py" "$ROOT"

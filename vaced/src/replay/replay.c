@@ -60,7 +60,7 @@ static const char *const div_what[DIV_COUNT] = {
 
 /* CH3 sends a message eager when its payload and the eager packet's
  * header (sizeof(MPIDI_CH3_Pkt_eager_send_t) with the target-time field,
- * in MPICH 4.0.2) fit the eager threshold; tests/tools/test_replay.py
+ * in MPICH 4.0.2) fit the eager threshold; tests/mpi/test_replay.py
  * checks it against MPICH. */
 #define VACED_EAGER_HEADER 40
 

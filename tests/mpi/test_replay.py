@@ -1,0 +1,253 @@
+#!/usr/bin/env python3
+"""Record and replay (docs/replay.md) against live runs of install/vaced.
+
+1. On the target it was recorded on, a replay gives every rank the live
+   run's prediction bit for bit: the mini-apps (16 ranks on paper-16, 64
+   on paper-1024) and the integration programs.
+2. On other targets (the torus, fat tree and dragonfly files; bnet x0.5
+   and x2; latency x0.5 and x4), the replay agrees within 1 % with a live
+   run on that target whose compute segments are the record's
+   (VACED_COMPUTE_FROM), so that the two differ by the model alone.
+3. Where the target could change the recorded execution the replay says
+   so: a wildcard race (tests/mpi/race.c), a polling loop, a message that
+   changes protocol; its error against the live run is printed.
+4. CH3's eager header, which the replay's protocol check assumes, is the
+   one MPICH uses; the front end records and replays.
+
+    python3 tests/mpi/test_replay.py [ROOT]
+Ends with "N passed, M failed"; exits non-zero if any failed."""
+import json
+import os
+import re
+import subprocess
+import sys
+import tempfile
+
+sys.dont_write_bytecode = True
+ROOT = os.path.abspath(sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..", ".."))
+sys.path.insert(0, os.path.join(ROOT, "tests", "tools"))
+from checks import check, finish  # noqa: E402
+
+BIN = os.path.join(ROOT, "install", "vaced", "bin")
+VACED = os.path.join(ROOT, "vaced", "tools", "vaced")
+TOPO = os.path.join(ROOT, "topo")
+APPS = ("ep", "is", "cg", "ft", "stencil", "mg", "lu")
+EAGER_HEADER = 40       # vaced/src/replay/replay.c: VACED_EAGER_HEADER
+
+
+def live(np, argv, target, record=None, compute_from=None, timeout=300):
+    """A live prediction: (status, JSON or None, stdout, stderr)."""
+    fd, js = tempfile.mkstemp(suffix=".json")
+    os.close(fd)
+    env = dict(os.environ, VACED_TARGET=target, VACED_JSON=js, VACED_QUIET="all")
+    for k, v in (("VACED_RECORD", record), ("VACED_COMPUTE_FROM", compute_from)):
+        if v:
+            env[k] = v
+        else:
+            env.pop(k, None)
+    try:
+        r = subprocess.run([os.path.join(BIN, "mpiexec"), "-n", str(np)] + argv, env=env,
+                           stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=timeout)
+        rc, out, err = r.returncode, r.stdout, r.stderr
+    except subprocess.TimeoutExpired:
+        rc, out, err = -1, "", "timeout"
+    try:
+        with open(js) as f:
+            data = json.load(f)
+    except (OSError, ValueError):
+        data = None
+    os.unlink(js)
+    return rc, data, out, err
+
+
+def replay(record, target, extra=()):
+    """vaced replay: (status, JSON or None, stderr)."""
+    fd, js = tempfile.mkstemp(suffix=".json")
+    os.close(fd)
+    r = subprocess.run([sys.executable, VACED, "replay", record, "--target", target, "--json", js,
+                        "--quiet"] + list(extra), capture_output=True, text=True, timeout=300)
+    try:
+        with open(js) as f:
+            data = json.load(f)
+    except (OSError, ValueError):
+        data = None
+    os.unlink(js)
+    return r.returncode, data, r.stderr
+
+
+def ranks(data):
+    return [p["total_s"] for p in data["per_rank"]] if data else None
+
+
+def last(text):
+    """The last line of a tool's output, for a check's detail."""
+    lines = [l for l in text.strip().splitlines() if l.strip()]
+    return lines[-1][-300:] if lines else ""
+
+
+def flags(stderr):
+    return sorted(set(re.findall(r"approximate \(([a-z-]+)\)", stderr)))
+
+
+def variant(tmp, base, name, **keys):
+    """A copy of topo/BASE.topo with the given keys set."""
+    path = os.path.join(tmp, name + ".topo")
+    with open(os.path.join(TOPO, base + ".topo")) as f:
+        lines = f.read().splitlines()
+    out, left = [], dict(keys)
+    for l in lines:
+        k = l.split("=")[0].strip()
+        if k == "name":
+            l = "name = " + name
+        elif k in left:
+            l = f"{k} = {left.pop(k)}"
+        out.append(l)
+    out += [f"{k} = {v}" for k, v in left.items()]
+    with open(path, "w") as f:
+        f.write("\n".join(out) + "\n")
+    return path
+
+
+def build(tmp):
+    subprocess.run(["make", "-s", "-C", os.path.join(ROOT, "tests", "apps"), "PREFIX=" + os.path.join(ROOT, "install", "vaced"),
+                    "OUT=" + os.path.join(tmp, "apps")], check=True, capture_output=True)
+    exes = {}
+    for name in ("ring", "exchange", "collectives", "nbcoll", "window", "adversarial", "race", "pingpong"):
+        exe = os.path.join(tmp, name)
+        subprocess.run([os.path.join(BIN, "mpicc"), "-O2", "-o", exe,
+                        os.path.join(ROOT, "tests", "mpi", name + ".c"), "-lm"], check=True, capture_output=True)
+        exes[name] = exe
+    exe = os.path.join(tmp, "patterns")
+    subprocess.run([os.path.join(BIN, "mpicc"), "-O2", "-o", exe, os.path.join(ROOT, "tests", "apps", "patterns.c"),
+                    "-lm"], check=True, capture_output=True)
+    exes["patterns"] = exe
+    return exes
+
+
+def same_target(tmp, n, np, argv, target):
+    """Record a live run, replay it on its own target: identical per rank."""
+    rec = os.path.join(tmp, f"rec{n}")
+    rc, data, _, err = live(np, argv, target, record=rec)
+    if not check(f"{' '.join(os.path.basename(a) for a in argv[:1]) + ' ' + ' '.join(argv[1:])}, {np} ranks "
+                 f"on {os.path.basename(target)}: the live run records", rc == 0 and data, last(err)):
+        return None
+    rrc, rdata, rerr = replay(rec, target)
+    check(f"  its replay on the same target gives every rank's prediction bit for bit",
+          rrc == 0 and ranks(rdata) == ranks(data) and rdata["prediction_s"] == data["prediction_s"],
+          f"live {data['prediction_s']}, replay {rdata and rdata['prediction_s']} {last(rerr)}")
+    check("  and notes nothing the target could change", not flags(rerr), last(rerr))
+    return rec, data
+
+
+def other_targets(tmp, rec, np, argv, targets, tol=0.01):
+    """Replay rec on each target against a live run with rec's compute."""
+    for t in targets:
+        rc, data, _, err = live(np, argv, t, compute_from=rec)
+        rrc, rdata, rerr = replay(rec, t)
+        if not (rc == 0 and data and rrc == 0 and rdata):
+            check(f"  {os.path.basename(t)}: live and replay both predict", False, last(err + rerr))
+            continue
+        diff = (rdata["prediction_s"] - data["prediction_s"]) / data["prediction_s"]
+        check(f"  on {os.path.basename(t)}: replay within {tol:.0%} of the live run",
+              abs(diff) <= tol, f"live {data['prediction_s']:.6f} s, replay {rdata['prediction_s']:.6f} s, "
+              f"{diff:+.3%}; flags {flags(rerr) or 'none'}")
+
+
+def main():
+    with tempfile.TemporaryDirectory() as tmp:
+        exes = build(tmp)
+        apps = os.path.join(tmp, "apps")
+        p16 = os.path.join(TOPO, "paper-16.topo")
+        p1024 = os.path.join(TOPO, "paper-1024.topo")
+        others16 = [os.path.join(TOPO, t + ".topo") for t in ("torus-4x4x4", "fattree-k16", "dragonfly-33x8x4")] + [
+            variant(tmp, "paper-16", "p16-bnet-x0.5", bnet="2.08 GB/s"),
+            variant(tmp, "paper-16", "p16-bnet-x2", bnet="8.32 GB/s"),
+            variant(tmp, "paper-16", "p16-latency-x0.5", latency="7.5 us"),
+            variant(tmp, "paper-16", "p16-latency-x4", latency="60 us")]
+        others1024 = [os.path.join(TOPO, "torus-4x4x4.topo"),
+                      variant(tmp, "paper-1024", "p1024-bnet-x2", bnet="8.32 GB/s"),
+                      variant(tmp, "paper-1024", "p1024-latency-x4", latency="60 us")]
+
+        n = 0
+        print("== the mini-apps, 16 ranks, recorded on paper-16")
+        for app in APPS:
+            n += 1
+            got = same_target(tmp, n, 16, [os.path.join(apps, app), "S"], p16)
+            if got:
+                other_targets(tmp, got[0], 16, [os.path.join(apps, app), "S"], others16)
+        print("== the mini-apps, 64 ranks, recorded on paper-1024")
+        for app in ("cg", "mg", "ft", "lu"):
+            n += 1
+            got = same_target(tmp, n, 64, [os.path.join(apps, app), "S"], p1024)
+            if got:
+                other_targets(tmp, got[0], 64, [os.path.join(apps, app), "S"], others1024)
+
+        print("== integration programs, on the recorded target")
+        for np, argv in ((2, ["exchange", "plain", "wait", "1024", "5"]),
+                         (2, ["exchange", "plain", "test", "300000", "5"]),
+                         (2, ["exchange", "persistent", "overlap", "200000", "5"]),
+                         (4, ["collectives", "1024", "5"]), (4, ["nbcoll", "200000"]),
+                         (2, ["window", "waitany", "1024", "16", "5"]),
+                         (2, ["window", "waitsome", "200000", "8", "3"]),
+                         (3, ["adversarial", "wildcard-blocked"]), (3, ["adversarial", "wildcard-unprovable"]),
+                         (3, ["adversarial", "fig4b-req"]), (3, ["adversarial", "iprobe-early"]),
+                         (3, ["adversarial", "mprobe-early"]), (3, ["adversarial", "testany-late-early"]),
+                         (3, ["adversarial", "issend-test-early"]), (3, ["race"]),
+                         (8, ["patterns", "-i", "3"])):
+            n += 1
+            same_target(tmp, n, np, [exes[argv[0]]] + argv[1:], p16)
+
+        print("== where the target changes the execution, the replay says so")
+        race_near = variant(tmp, "paper-16", "race-near", cores_per_node="2", latency="300 us")
+        rec = os.path.join(tmp, "rec-race")
+        rc, data, out, err = live(3, [exes["race"]], p16, record=rec)
+        rc2, data2, out2, _ = live(3, [exes["race"]], race_near, compute_from=rec)
+        check("race: on paper-16 rank 2's message is first, where rank 1 shares rank 0's node rank 1's is",
+              "first=2" in out and "first=1" in out2, (out + out2).replace("\n", " "))
+        rrc, rdata, rerr = replay(rec, race_near)
+        check("  the replay on that target is flagged: wildcard", rrc == 0 and "wildcard" in flags(rerr)
+              and rdata["approximate"], last(rerr))
+        if data2 and rdata:
+            print(f"  (its error against the live run: "
+                  f"{(rdata['prediction_s'] - data2['prediction_s']) / data2['prediction_s']:+.3%})")
+        rec = os.path.join(tmp, "rec-poll")
+        live(2, [exes["exchange"], "plain", "test", "300000", "5"], p16, record=rec)
+        lat4 = others16[-1]
+        rc2, data2, _, _ = live(2, [exes["exchange"], "plain", "test", "300000", "5"], lat4, compute_from=rec)
+        rrc, rdata, rerr = replay(rec, lat4)
+        check("a polling loop (MPI_Test) replayed with 4 times the latency is flagged: test",
+              rrc == 0 and "test" in flags(rerr) and rdata["approximate"], last(rerr))
+        if data2 and rdata:
+            print(f"  (its error against the live run: "
+                  f"{(rdata['prediction_s'] - data2['prediction_s']) / data2['prediction_s']:+.3%})")
+        eager8k = variant(tmp, "paper-16", "p16-eager-8k", eager_threshold="8 KiB")
+        rrc, rdata, rerr = replay(os.path.join(tmp, "rec2"), eager8k)     # is, 16 ranks
+        check("a record replayed with an 8 KiB eager threshold names the protocol change",
+              rrc == 0 and "protocol" in flags(rerr), last(rerr))
+
+        print("== CH3's eager header; the front end")
+        rec = os.path.join(tmp, "rec-thr")
+        sizes = {}
+        for b in (8192 - EAGER_HEADER, 8192 - EAGER_HEADER + 4):
+            d = f"{rec}-{b}"
+            live(2, [exes["ring"], str(b), "1"], eager8k, record=d)
+            dump = subprocess.run([sys.executable, VACED, "replay", d, "--dump", "0"],
+                                  capture_output=True, text=True).stdout
+            sizes[b] = re.findall(r" sent peer=1 kind=(\d+) bytes=(\d+)", dump)
+        check(f"with an 8 KiB threshold, {8192 - EAGER_HEADER} B go eager and {8192 - EAGER_HEADER + 4} B by "
+              f"rendezvous: the eager header is {EAGER_HEADER} B",
+              ("0", str(8192 - EAGER_HEADER)) in sizes[8192 - EAGER_HEADER] and
+              any(k == "3" for k, _ in sizes[8192 - EAGER_HEADER + 4]), str(sizes))
+        d = os.path.join(tmp, "rec-cli")
+        r = subprocess.run([sys.executable, VACED, "run", "-n", "2", "--target", "paper-16", "--record", d,
+                            "--quiet", "--", exes["pingpong"], "1024", "10"], capture_output=True, text=True,
+                           stdin=subprocess.DEVNULL, timeout=300)
+        files = sorted(os.listdir(d)) if os.path.isdir(d) else []
+        check("vaced run --record DIR writes one file a rank",
+              r.returncode == 0 and files == ["rank-000000.vlog", "rank-000001.vlog"], last(r.stderr))
+        r = subprocess.run([sys.executable, VACED, "replay", d], capture_output=True, text=True)
+        check("vaced replay without --target: exit 2 and the usage", r.returncode == 2 and "usage" in r.stderr)
+    finish()
+
+
+main()
