@@ -15,37 +15,7 @@
 #include "progress/progress.h"
 #include "replay/log_reader.h"
 #include "replay/replay.h"
-
-/* The stamps of the packets one rank sent another and the other has not
- * read yet, in order. */
-struct stamps {
-    vaced_time_t *ta;
-    uint32_t head, count, cap;
-};
-
-struct fire_block {
-    size_t at;                  /* its FIRE_BEGIN; 0: not in the record */
-    size_t end;                 /* just past its FIRE_END */
-    int fired;                  /* the model fired it in the replay */
-};
-
-struct rank_run {
-    struct vaced_log log;
-    size_t pos;                 /* the next event of the rank's own thread of calls */
-    size_t *cursor;             /* where its clock reads measurements: pos, or a fire block's */
-    void *state;
-    struct vaced_msg *msgs;     /* by id; [0] stands for requests the record does not name:
-                                 * MPICH's preallocated, complete ones and those older than
-                                 * the simulation */
-    uint32_t nmsgs, msgs_made;
-    struct fire_block *fires;   /* by defer id */
-    uint32_t nfires, defers;
-    struct stamps *in;          /* by sender */
-    int blocked_on;             /* a sender whose packet it needs; -1: none */
-    int done;
-    vaced_time_t sent_ta, sent_tr, handled, recv_ta;
-    double out[VACED_SUMMARY_LEN];
-};
+#include "replay/replay_impl.h"
 
 /* Where the recorded execution could have gone otherwise on this target. */
 enum divergence { DIV_TEST, DIV_PARK, DIV_PROTOCOL, DIV_WILDCARD, DIV_RAW, DIV_COUNT };
@@ -440,139 +410,6 @@ static int unstall(void)
     return rp.runq_count > 0;
 }
 
-/* --- Loading ----------------------------------------------------------- */
-
-/* Checks every event of rank r's record once, counting its messages and
- * finding its fire blocks, so the replay never meets a bad one midway. */
-static int survey(struct rank_run *r)
-{
-    struct vaced_log_event e;
-    char why[512];
-    size_t pos = r->log.body;
-    uint64_t events = 0, defers = 0;
-    size_t open_at[64];
-    uint32_t open_id[64];
-    int depth = 0, ended = 0;
-    int got;
-    while ((got = vaced_log_next(&r->log, &pos, &e, why, sizeof why)) == 1) {
-        events++;
-        /* vaced_sim_end measures the last segment and fires what is parked */
-        if (ended && depth == 0 && e.op != VACED_OP_SEGMENT && e.op != VACED_OP_FIRE_BEGIN)
-            return failf("%s: offset %zu: event %d after MPI_Finalize began", r->log.path,
-                         e.offset, e.op);
-        if ((e.msg && e.msg > r->nmsgs) || (e.from && e.from > r->nmsgs) ||
-            (e.time.msg && e.time.msg > r->nmsgs))
-            return failf("%s: offset %zu: message %u named before it was made", r->log.path,
-                         e.offset, e.msg > r->nmsgs ? e.msg : e.from > r->nmsgs ? e.from : e.time.msg);
-        if (e.op == VACED_OP_PICK) {
-            size_t at = (size_t)e.bits;
-            for (uint64_t i = 0; i < e.value; i++)
-                if (vaced_log_list_item(&r->log, &at) > r->nmsgs)
-                    return failf("%s: offset %zu: a wildcard's candidate named before it was made",
-                                 r->log.path, e.offset);
-        }
-        switch (e.op) {
-            case VACED_OP_MSG_INIT: r->nmsgs++; break;
-            case VACED_OP_DEFER: defers++; break;
-            case VACED_OP_SIM_END: ended = 1; break;
-            case VACED_OP_FIRE_BEGIN:
-                if (e.value == 0 || e.value > defers || depth == 64)
-                    return failf("%s: offset %zu: parked response %llu fires before it was parked",
-                                 r->log.path, e.offset, (unsigned long long)e.value);
-                open_at[depth] = e.offset;
-                open_id[depth++] = (uint32_t)e.value;
-                break;
-            case VACED_OP_FIRE_END:
-                if (depth == 0)
-                    return failf("%s: offset %zu: the end of a parked response that did not begin",
-                                 r->log.path, e.offset);
-                depth--;
-                if (open_id[depth] > r->nfires) {
-                    uint32_t n = open_id[depth] + 16;
-                    struct fire_block *f = realloc(r->fires, n * sizeof *f);
-                    if (!f)
-                        return failf("out of memory");
-                    memset(f + r->nfires, 0, (n - r->nfires) * sizeof *f);
-                    r->fires = f;
-                    r->nfires = n;
-                }
-                if (r->fires[open_id[depth] - 1].at)
-                    return failf("%s: offset %zu: parked response %u fires twice", r->log.path,
-                                 open_at[depth], open_id[depth]);
-                r->fires[open_id[depth] - 1] = (struct fire_block){ open_at[depth], pos, 0 };
-                break;
-        }
-    }
-    if (got < 0)
-        return failf("%s", why);
-    if (depth)
-        return failf("%s: offset %zu: a parked response's calls do not end", r->log.path, open_at[depth - 1]);
-    if (!ended)
-        return failf("%s: offset %zu: the record ends before MPI_Finalize", r->log.path, pos);
-    if (events != r->log.events)
-        return failf("%s: the trailer counts %llu events, the file has %llu", r->log.path,
-                     (unsigned long long)r->log.events, (unsigned long long)events);
-    return 0;
-}
-
-static int load(const char *dir)
-{
-    char path[VACED_LOG_PATH_MAX + 32], why[1024];
-    struct vaced_log first;
-    snprintf(path, sizeof path, "%s/rank-%06d.vlog", dir, 0);
-    if (vaced_log_open(&first, path, why, sizeof why))
-        return failf("%s", why);
-    rp.size = (int)first.ranks;
-    vaced_log_close(&first);
-    rp.ranks = calloc((size_t)rp.size, sizeof *rp.ranks);
-    rp.runq = calloc((size_t)rp.size, sizeof *rp.runq);
-    if (!rp.ranks || !rp.runq)
-        return failf("out of memory for %d ranks", rp.size);
-    for (int i = 0; i < rp.size; i++) {
-        struct rank_run *r = &rp.ranks[i];
-        snprintf(path, sizeof path, "%s/rank-%06d.vlog", dir, i);
-        if (vaced_log_open(&r->log, path, why, sizeof why))
-            return failf("%s (the record has %d ranks)", why, rp.size);
-        if ((int)r->log.ranks != rp.size || (int)r->log.rank != i)
-            return failf("%s: offset 12: rank %u of %u, in a record of rank 0 of %d", path,
-                         r->log.rank, r->log.ranks, rp.size);
-        if (i && (r->log.target_hash != rp.ranks[0].log.target_hash ||
-                  r->log.eager_threshold != rp.ranks[0].log.eager_threshold))
-            return failf("%s: offset 24: recorded on another target than rank 0", path);
-        if (survey(r))
-            return -1;
-        r->msgs = calloc((size_t)r->nmsgs + 1, sizeof *r->msgs);
-        r->in = calloc((size_t)rp.size, sizeof *r->in);
-        r->state = calloc(1, vaced_rank_state_size());
-        if (!r->msgs || !r->in || !r->state)
-            return failf("out of memory for rank %d", i);
-        r->pos = r->log.body;
-        r->blocked_on = -1;
-    }
-    return 0;
-}
-
-static void unload(void)
-{
-    for (int i = 0; rp.ranks && i < rp.size; i++) {
-        struct rank_run *r = &rp.ranks[i];
-        if (r->state) {
-            vaced_rank_state_bind(r->state);
-            vaced_sim_release();
-        }
-        vaced_log_close(&r->log);
-        for (int j = 0; r->in && j < rp.size; j++)
-            free(r->in[j].ta);
-        free(r->in);
-        free(r->msgs);
-        free(r->fires);
-        free(r->state);
-    }
-    vaced_rank_state_bind_live();
-    free(rp.ranks);
-    free(rp.runq);
-}
-
 static void report_divergences(void)
 {
     for (int d = 0; d < DIV_COUNT; d++)
@@ -592,8 +429,15 @@ int vaced_replay_run(const char *dir, const char *target, unsigned long long *ev
     struct vaced_target *t = NULL;
     char path[512], why[1024];
     uint64_t hash = 0;
-    if (load(dir))
+    if (vaced_replay_load(dir, &rp.ranks, &rp.size, err, len)) {
+        rp.failed = 1;
         goto out;
+    }
+    rp.runq = calloc((size_t)rp.size, sizeof *rp.runq);
+    if (!rp.runq) {
+        failf("out of memory for %d ranks", rp.size);
+        goto out;
+    }
     if (vaced_sim_load_target(target, rp.size, path, sizeof path, &t, &hash, why, sizeof why)) {
         failf("%s", why);
         goto out;
@@ -604,6 +448,7 @@ int vaced_replay_run(const char *dir, const char *target, unsigned long long *ev
     for (int i = 0; i < rp.size; i++) {
         struct rank_run *r = &rp.ranks[i];
         vaced_rank_state_bind(r->state);
+        r->started = 1;
         if (vaced_sim_start_replay(i, rp.size, t, path, r->log.flags & VACED_LOG_OVERSUBSCRIBED)) {
             failf("rank %d: out of memory for the model's state", i);
             goto out;
@@ -655,7 +500,8 @@ out:
         *events += rp.ranks[i].log.events;
     vaced_clock_input = NULL;
     vaced_running = 0;
-    unload();
+    vaced_replay_unload(rp.ranks, rp.size);
+    free(rp.runq);
     vaced_target_free(t);
     return rp.failed ? -1 : 0;
 }

@@ -1,0 +1,163 @@
+/* Loading a record for the replay (replay_impl.h): every rank's file
+ * opened and every event checked once, before anything is replayed. */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include "sim/sim.h"
+#include "sim/rank_state.h"
+#include "replay/replay_impl.h"
+
+static int fail(char *err, size_t len, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(err, len, fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+/* Checks every event of rank r's record once, counting its messages and
+ * finding its fire blocks, so the replay never meets a bad one midway. */
+static int survey(struct rank_run *r, char *err, size_t len)
+{
+    struct vaced_log_event e;
+    char why[512];
+    size_t pos = r->log.body;
+    uint64_t events = 0, defers = 0;
+    size_t open_at[64];
+    uint32_t open_id[64];
+    int depth = 0, ended = 0;
+    int got;
+    while ((got = vaced_log_next(&r->log, &pos, &e, why, sizeof why)) == 1) {
+        events++;
+        /* vaced_sim_end measures the last segment and fires what is parked */
+        if (ended && depth == 0 && e.op != VACED_OP_SEGMENT && e.op != VACED_OP_FIRE_BEGIN)
+            return fail(err, len, "%s: offset %zu: event %d after MPI_Finalize began", r->log.path,
+                         e.offset, e.op);
+        if ((e.msg && e.msg > r->nmsgs) || (e.from && e.from > r->nmsgs) ||
+            (e.time.msg && e.time.msg > r->nmsgs))
+            return fail(err, len, "%s: offset %zu: message %u named before it was made", r->log.path,
+                         e.offset, e.msg > r->nmsgs ? e.msg : e.from > r->nmsgs ? e.from : e.time.msg);
+        if (e.op == VACED_OP_PICK) {
+            size_t at = (size_t)e.bits;
+            for (uint64_t i = 0; i < e.value; i++)
+                if (vaced_log_list_item(&r->log, &at) > r->nmsgs)
+                    return fail(err, len, "%s: offset %zu: a wildcard's candidate named before it was made",
+                                 r->log.path, e.offset);
+        }
+        switch (e.op) {
+            case VACED_OP_MSG_INIT: r->nmsgs++; break;
+            case VACED_OP_DEFER: defers++; break;
+            case VACED_OP_SIM_END: ended = 1; break;
+            case VACED_OP_FIRE_BEGIN:
+                if (e.value == 0 || e.value > defers || depth == 64)
+                    return fail(err, len, "%s: offset %zu: parked response %llu fires before it was parked",
+                                 r->log.path, e.offset, (unsigned long long)e.value);
+                open_at[depth] = e.offset;
+                open_id[depth++] = (uint32_t)e.value;
+                break;
+            case VACED_OP_FIRE_END:
+                if (depth == 0)
+                    return fail(err, len, "%s: offset %zu: the end of a parked response that did not begin",
+                                 r->log.path, e.offset);
+                depth--;
+                if (open_id[depth] > r->nfires) {
+                    uint32_t n = open_id[depth] + 16;
+                    struct fire_block *f = realloc(r->fires, n * sizeof *f);
+                    if (!f)
+                        return fail(err, len, "out of memory");
+                    memset(f + r->nfires, 0, (n - r->nfires) * sizeof *f);
+                    r->fires = f;
+                    r->nfires = n;
+                }
+                if (r->fires[open_id[depth] - 1].at)
+                    return fail(err, len, "%s: offset %zu: parked response %u fires twice", r->log.path,
+                                 open_at[depth], open_id[depth]);
+                r->fires[open_id[depth] - 1] = (struct fire_block){ open_at[depth], pos, 0 };
+                break;
+        }
+    }
+    if (got < 0)
+        return fail(err, len, "%s", why);
+    if (depth)
+        return fail(err, len, "%s: offset %zu: a parked response's calls do not end", r->log.path, open_at[depth - 1]);
+    if (!ended)
+        return fail(err, len, "%s: offset %zu: the record ends before MPI_Finalize", r->log.path, pos);
+    if (events != r->log.events)
+        return fail(err, len, "%s: the trailer counts %llu events, the file has %llu", r->log.path,
+                     (unsigned long long)r->log.events, (unsigned long long)events);
+    return 0;
+}
+
+int vaced_replay_load(const char *dir, struct rank_run **ranks, int *size, char *err, size_t len)
+{
+    char path[VACED_LOG_PATH_MAX + 32], why[1024];
+    struct vaced_log first;
+    *ranks = NULL;
+    *size = 0;
+    snprintf(path, sizeof path, "%s/rank-%06d.vlog", dir, 0);
+    if (vaced_log_open(&first, path, why, sizeof why))
+        return fail(err, len, "%s", why);
+    int n = (int)first.ranks;
+    vaced_log_close(&first);
+    struct rank_run *rs = calloc((size_t)n, sizeof *rs);
+    if (!rs)
+        return fail(err, len, "out of memory for %d ranks", n);
+    for (int i = 0; i < n; i++) {
+        struct rank_run *r = &rs[i];
+        snprintf(path, sizeof path, "%s/rank-%06d.vlog", dir, i);
+        if (vaced_log_open(&r->log, path, why, sizeof why)) {
+            fail(err, len, "%s (the record has %d ranks)", why, n);
+            goto bad;
+        }
+        if ((int)r->log.ranks != n || (int)r->log.rank != i) {
+            fail(err, len, "%s: offset 12: rank %u of %u, in a record of %d ranks", path,
+                 r->log.rank, r->log.ranks, n);
+            goto bad;
+        }
+        if (i && (r->log.target_hash != rs[0].log.target_hash ||
+                  r->log.eager_threshold != rs[0].log.eager_threshold)) {
+            fail(err, len, "%s: offset 24: recorded on another target than rank 0", path);
+            goto bad;
+        }
+        if (survey(r, err, len))
+            goto bad;
+        r->msgs = calloc((size_t)r->nmsgs + 1, sizeof *r->msgs);
+        r->in = calloc((size_t)n, sizeof *r->in);
+        r->state = calloc(1, vaced_rank_state_size());
+        if (!r->msgs || !r->in || !r->state) {
+            fail(err, len, "out of memory for rank %d", i);
+            goto bad;
+        }
+        r->pos = r->log.body;
+        r->blocked_on = -1;
+    }
+    *ranks = rs;
+    *size = n;
+    return 0;
+bad:
+    vaced_replay_unload(rs, n);
+    return -1;
+}
+
+/* A rank whose model never started has no state to release. */
+void vaced_replay_unload(struct rank_run *ranks, int size)
+{
+    for (int i = 0; ranks && i < size; i++) {
+        struct rank_run *r = &ranks[i];
+        if (r->state && r->started) {
+            vaced_rank_state_bind(r->state);
+            vaced_sim_release();
+        }
+        vaced_log_close(&r->log);
+        for (int j = 0; r->in && j < size; j++)
+            free(r->in[j].ta);
+        free(r->in);
+        free(r->msgs);
+        free(r->fires);
+        free(r->state);
+    }
+    vaced_rank_state_bind_live();
+    free(ranks);
+}
