@@ -90,6 +90,8 @@ if [ "${1:-all}" != unit ]; then
         # a record re-timed on its own target and on others, against live runs
         suite "record and replay" python3 "$ROOT/tests/mpi/test_replay.py" "$ROOT"
         suite "vaced front end" "$ROOT/tests/tools/test_vaced_cli.sh" "$ROOT"
+        # a record's files truncated, corrupted, missing or foreign: vaced replay refuses them
+        suite "vaced replay on bad records" python3 "$ROOT/tests/tools/test_record_input.py" "$ROOT"
         suite "vaced sweep: replays of a record over targets" python3 "$ROOT/tests/tools/test_sweep.py" "$ROOT"
         suite "the export to SimGrid, and SMPI on it" python3 "$ROOT/tests/tools/test_export_simgrid.py" "$ROOT"
         suite "calibration on this host" "$ROOT/tests/tools/test_calibrate_local.sh" "$ROOT"
