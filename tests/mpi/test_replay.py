@@ -9,8 +9,9 @@
    run on that target whose compute segments are the record's
    (VACED_COMPUTE_FROM), so that the two differ by the model alone.
 3. Where the target could change the recorded execution the replay says
-   so: a wildcard race (tests/mpi/race.c), a polling loop, a message that
-   changes protocol; its error against the live run is printed.
+   so: a wildcard race and a Waitany race (tests/mpi/race.c), a polling
+   loop, a message that changes protocol; its error against the live run
+   is printed.
 4. CH3's eager header, which the replay's protocol check assumes, is the
    one MPICH uses; the front end records and replays.
 
@@ -193,6 +194,7 @@ def main():
                          (3, ["adversarial", "fig4b-req"]), (3, ["adversarial", "iprobe-early"]),
                          (3, ["adversarial", "mprobe-early"]), (3, ["adversarial", "testany-late-early"]),
                          (3, ["adversarial", "issend-test-early"]), (3, ["race"]),
+                         (3, ["race", "100", "waitany"]),
                          (8, ["patterns", "-i", "3"])):
             n += 1
             same_target(tmp, n, np, [exes[argv[0]]] + argv[1:], p16)
@@ -207,6 +209,17 @@ def main():
         rrc, rdata, rerr = replay(rec, race_near)
         check("  the replay on that target is flagged: wildcard", rrc == 0 and "wildcard" in flags(rerr)
               and rdata["approximate"], last(rerr))
+        if data2 and rdata:
+            print(f"  (its error against the live run: "
+                  f"{(rdata['prediction_s'] - data2['prediction_s']) / data2['prediction_s']:+.3%})")
+        rec = os.path.join(tmp, "rec-race-waitany")
+        argv = [exes["race"], "100", "waitany"]
+        rc, data, out, err = live(3, argv, p16, record=rec)
+        rc2, data2, out2, _ = live(3, argv, race_near, compute_from=rec)
+        rrc, rdata, rerr = replay(rec, race_near)
+        check("race by MPI_Waitany: the first completion changes with the target, and the replay says so",
+              "first=2" in out and "first=1" in out2 and rrc == 0 and "waitany" in flags(rerr),
+              last(rerr))
         if data2 and rdata:
             print(f"  (its error against the live run: "
                   f"{(rdata['prediction_s'] - data2['prediction_s']) / data2['prediction_s']:+.3%})")

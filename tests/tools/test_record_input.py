@@ -91,7 +91,7 @@ def layout(d):
     for n in range(1, 11):
         at = len(d) - 8 - n - 1
         got = leb(d, at + 1, len(d) - 8) if at >= body and d[at] == 0x7f else None
-        if got and got[1] == len(d) - 8 and fnv1a(d[body:at + 1]) == struct.unpack_from("<Q", d, len(d) - 8)[0]:
+        if got and got[1] == len(d) - 8 and fnv1a(d[:at + 1]) == struct.unpack_from("<Q", d, len(d) - 8)[0]:
             return body, at, got[1]
     raise ValueError("no trailer")
 
@@ -224,14 +224,28 @@ with tempfile.TemporaryDirectory() as tmp:
     check("the trailer's event count off by one: exit 1 with FILE: offset N:",
           status == 1 and OFFSET_FORM.search(err), show(status, err))
 
-    # Rank 0's rank count tells how many files to read: a corrupted one is
-    # refused at the first missing file, without allocating for all of them.
+    # A changed rank count is a corrupted header (the hash covers it) ...
     d = case_dir(tmp, rec, "ranks")
     patch(os.path.join(d, "rank-000000.vlog"), lambda x: x[:16] + struct.pack("<I", 0x200002) + x[20:])
     status, out, err = replay(d)
-    check("rank 0's rank count corrupted to 2097154: exit 1 naming rank-000002.vlog and the count "
+    check("rank 0's rank count corrupted to 2097154: exit 1, rank-000000.vlog refused with its offset",
+          status == 1 and "rank-000000.vlog" in err and OFFSET_FORM.search(err), show(status, err))
+
+    # ... and a consistent rank 0 of a job of 2097154 ranks, with the other
+    # files missing, is refused at the first missing file, before the
+    # replay allocates for all of them.
+    d = case_dir(tmp, rec, "ranks-sealed")
+    _, trailer, _ = lay[0]
+
+    def reseal(x):
+        x = x[:16] + struct.pack("<I", 0x200002) + x[20:]
+        return x[:-8] + struct.pack("<Q", fnv1a(x[:trailer + 1]))
+    patch(os.path.join(d, "rank-000000.vlog"), reseal)
+    os.unlink(os.path.join(d, "rank-000001.vlog"))
+    status, out, err = replay(d)
+    check("a record of 2097154 ranks with one file: exit 1 naming rank-000001.vlog and the count "
           "(within 20 s and 2 GiB)",
-          status == 1 and "rank-000002.vlog" in err and "2097154 ranks" in err, show(status, err))
+          status == 1 and "rank-000001.vlog" in err and "2097154 ranks" in err, show(status, err))
 
     # --- other records ----------------------------------------------------
     d = case_dir(tmp, rec, "version")
@@ -269,4 +283,14 @@ with tempfile.TemporaryDirectory() as tmp:
           r.stderr.strip()[-300:])
     check("... and says on stderr that it records nothing, and why",
           re.search(r"vaced: record .*plain-file/rec: .*Not a directory", r.stderr), r.stderr.strip()[-300:])
+
+    # --- the fuzzer's finds (tests/fuzz/record-crashes), kept as regressions
+    crashes = os.path.join(ROOT, "tests", "fuzz", "record-crashes")
+    for name in sorted(f for f in os.listdir(crashes) if f.endswith(".vlog")):
+        d = os.path.join(tmp, "crash-" + name[:-5])
+        os.mkdir(d)
+        shutil.copy(os.path.join(crashes, name), os.path.join(d, "rank-000000.vlog"))
+        status, out, err = replay(d)
+        check(f"the fuzzer's {name}: exit 1 with FILE: offset N: (or the missing file)",
+              status == 1 and (OFFSET_FORM.search(err) or "No such file" in err), show(status, err))
 finish()

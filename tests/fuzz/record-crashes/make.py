@@ -62,12 +62,13 @@ def ev(op, *args):
 
 
 def record(events, ranks=1, flags=0, count_delta=0):
-    """A sealed one-rank record: header, events, END, count, FNV-1a 64."""
+    """A sealed one-rank record: header, events, END, count, FNV-1a 64 of
+    everything from the header through END."""
+    head = b"VACEDLOG" + struct.pack("<IIIIQQH", VERSION, 0, ranks, flags, 131072, 0, 0)
     body = b"".join(e[1] for e in events) + bytes([OP["TRAILER"]])
     h = 0xcbf29ce484222325
-    for b in body:
+    for b in head + body:
         h = ((h ^ b) * 0x100000001b3) & 0xffffffffffffffff
-    head = b"VACEDLOG" + struct.pack("<IIIIQQH", VERSION, 0, ranks, flags, 131072, 0, 0)
     return head + body + leb(len(events) + count_delta) + struct.pack("<Q", h)
 
 

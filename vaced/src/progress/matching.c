@@ -528,8 +528,54 @@ void vaced_idle(void)
     vaced_bounds_blocked(st->dev->writing() ? VACED_PROGRESSING : blocked_on());
 }
 
+static int waitany_decided(vaced_time_t t, int count, void *(*req_at)(void *reqs, int i),
+                           void *reqs, int *asked);
+
+/* The requests Waitany chooses among: their count, and with `write` their
+ * records and sizes. */
+static unsigned first_candidates(int count, void *(*req_at)(void *reqs, int i), void *reqs,
+                                 int write)
+{
+    unsigned n = 0;
+    for (int i = 0; i < count; i++) {
+        void *r = req_at(reqs, i);
+        if (!r)
+            continue;
+        struct vaced_req_facts f = facts_of(r);
+        if (f.kind == VACED_REQ_OTHER || !f.active || !f.msg)
+            continue;
+        n++;
+        if (write) {
+            vaced_rec_msg(f.msg);
+            vaced_rec_u(f.bytes);
+        }
+    }
+    return n;
+}
+
+/* A record keeps Waitany's choice (the request whose completion t MPICH
+ * asked for last) and the requests it chose among: a replay on another
+ * target sees whether another would be first. */
+static void record_first(vaced_time_t t, int count, void *(*req_at)(void *reqs, int i), void *reqs)
+{
+    vaced_rec_op(VACED_OP_FIRST);
+    vaced_rec_u(vaced_rec_last_done(t));
+    vaced_rec_u(first_candidates(count, req_at, reqs, 0));
+    first_candidates(count, req_at, reqs, 1);
+}
+
 int vaced_waitany_decided(vaced_time_t t, int count, void *(*req_at)(void *reqs, int i),
                           void *reqs, int *asked)
+{
+    int top = vaced_recording && vaced_rec_depth == 0;
+    int decided = waitany_decided(t, count, req_at, reqs, asked);
+    if (top && decided && vaced_running && t != VACED_TIME_UNSET && count > 0)
+        record_first(t, count, req_at, reqs);
+    return decided;
+}
+
+static int waitany_decided(vaced_time_t t, int count, void *(*req_at)(void *reqs, int i),
+                           void *reqs, int *asked)
 {
     const struct vaced_device *dev = st->dev;
     int n = 0, cap = 0, verdict = VACED_WILD_SAFE, *peers;

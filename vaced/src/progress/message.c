@@ -110,6 +110,9 @@ static void found(struct vaced_msg *m, const struct vaced_msg *from,
 
 vaced_time_t vaced_msg_done(const struct vaced_msg *m, uint64_t bytes)
 {
+    if (vaced_rec_enter() && vaced_progress_st->waits.depth > 0)
+        vaced_rec_done(m, bytes);
+    vaced_rec_leave();
     vaced_time_t done = handled_later(m) ? vaced_recv_done(m->ta, bytes) : m->done;
     vaced_rec_note_done(m, bytes, done);
     return done;

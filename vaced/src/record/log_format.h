@@ -12,6 +12,7 @@
 #define VACED_LOG_VERSION 1u
 #define VACED_LOG_FIXED_HEADER 42      /* bytes before the target's path */
 #define VACED_LOG_PATH_MAX 4096
+#define VACED_LOG_MAX_RANKS (1 << 24)
 
 /* Header flags. */
 #define VACED_LOG_COLDNESS 1u           /* BEGIN carries the canary's coldness */
@@ -65,6 +66,12 @@ enum vaced_log_op {
     VACED_OP_PICK,              /* vaced_pick: the message taken (0: none), the number
                                  * n of candidates (the oldest of each sender), their
                                  * ids */
+    VACED_OP_DONE,              /* vaced_msg_done inside a wait, where the handling it
+                                 * asks about counts as the wait's latest activity:
+                                 * m, bytes */
+    VACED_OP_FIRST,             /* vaced_waitany_decided, decided: the message chosen
+                                 * (0: not known), the number n of requests, n pairs
+                                 * (message, bytes) */
     /* The host's measurements, where the clock took them (inside a call
      * above): the replay's clock reads them back in the same order. */
     VACED_OP_SEGMENT,           /* an activity opened: the compute segment before it

@@ -30,6 +30,8 @@ static struct {
     uint64_t hash, events, seq;
     uint32_t next_msg;
     int failed;                 /* errno of the first failed write */
+    uint64_t done_events, done_bytes;   /* the last DONE logged: after event n, its message */
+    uint32_t done_msg;
     struct source src[VACED_SRC_LAST + 1];
 } rec = { .fd = -1 };
 
@@ -127,6 +129,26 @@ void vaced_rec_note_done(const struct vaced_msg *m, uint64_t bytes, vaced_time_t
         note(VACED_SRC_DONE, t, m->id, bytes);
 }
 
+/* A wait polling MPI_Waitany asks the same again and again: with nothing
+ * logged in between, the answer and its effect are the same. */
+void vaced_rec_done(const struct vaced_msg *m, uint64_t bytes)
+{
+    if (rec.done_events == rec.events && rec.done_msg == m->id && rec.done_bytes == bytes)
+        return;
+    vaced_rec_op(VACED_OP_DONE);
+    vaced_rec_msg(m);
+    vaced_rec_u(bytes);
+    rec.done_events = rec.events;
+    rec.done_msg = m->id;
+    rec.done_bytes = bytes;
+}
+
+uint32_t vaced_rec_last_done(vaced_time_t t)
+{
+    const struct source *d = &rec.src[VACED_SRC_DONE];
+    return d->seq && d->t == t ? d->msg : 0;
+}
+
 void vaced_rec_note_arrival(const struct vaced_msg *m, vaced_time_t t)
 {
     if (vaced_recording && vaced_rec_depth == 0)
@@ -218,8 +240,10 @@ int vaced_record_open(int rank, int size, uint64_t eager_threshold, const char *
     }
     rec.len = 0;
     rec.failed = 0;
+    rec.hash = VACED_FNV_OFFSET;        /* from the header on */
     rec.events = rec.seq = 0;
     rec.next_msg = 0;
+    rec.done_events = UINT64_MAX;
     memset(rec.src, 0, sizeof rec.src);
     put_bytes(VACED_LOG_MAGIC, 8);
     put_le(VACED_LOG_VERSION, 4);
@@ -230,8 +254,6 @@ int vaced_record_open(int rank, int size, uint64_t eager_threshold, const char *
     put_le(target_hash, 8);
     put_le(plen, 2);
     put_bytes(target_path, plen);
-    flush();                    /* the hash covers the events only */
-    rec.hash = VACED_FNV_OFFSET;
     vaced_rec_depth = 0;
     vaced_recording = 1;
     return 0;

@@ -48,6 +48,10 @@ void vaced_rec_note_sent(vaced_time_t ta, vaced_time_t tr);
 void vaced_rec_note_received(vaced_time_t handled, vaced_time_t ta);
 void vaced_rec_note_done(const struct vaced_msg *m, uint64_t bytes, vaced_time_t t);
 void vaced_rec_note_arrival(const struct vaced_msg *m, vaced_time_t t);
+/* MPICH asks a message's completion inside a wait (VACED_OP_DONE). */
+void vaced_rec_done(const struct vaced_msg *m, uint64_t bytes);
+/* The message whose completion MPICH last asked for, if it was t (0: not). */
+uint32_t vaced_rec_last_done(vaced_time_t t);
 
 /* A new message record gets its id (vaced_msg_init). */
 void vaced_rec_msg_init(struct vaced_msg *m);

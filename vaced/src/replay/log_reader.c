@@ -86,7 +86,7 @@ int vaced_log_open(struct vaced_log *log, const char *path, char *err, size_t le
     log->eager_threshold = le(d + 24, 8);
     log->target_hash = le(d + 32, 8);
     size_t plen = (size_t)le(d + 40, 2);
-    if (log->ranks == 0 || log->rank >= log->ranks)
+    if (log->ranks == 0 || log->ranks > VACED_LOG_MAX_RANKS || log->rank >= log->ranks)
         return vaced_log_close(log), fail(log, 12, err, len, "rank %u of %u ranks", log->rank, log->ranks);
     if (log->flags & ~(VACED_LOG_COLDNESS | VACED_LOG_OVERSUBSCRIBED))
         return vaced_log_close(log), fail(log, 20, err, len, "unknown flags 0x%x", log->flags);
@@ -105,7 +105,7 @@ int vaced_log_open(struct vaced_log *log, const char *path, char *err, size_t le
         if (d[at] != VACED_OP_TRAILER || get_u(d, &p, log->size - 8, &count) || p != log->size - 8)
             continue;
         uint64_t want = le(d + log->size - 8, 8);
-        if (vaced_fnv1a(VACED_FNV_OFFSET, d + log->body, at + 1 - log->body) != want)
+        if (vaced_fnv1a(VACED_FNV_OFFSET, d, at + 1) != want)
             continue;
         log->body_end = at;
         log->events = count;
@@ -123,6 +123,11 @@ void vaced_log_close(struct vaced_log *log)
     log->data = NULL;
 }
 
+/* Sizes and times beyond these are no program's: refused, so that the
+ * model's sums of times cannot overflow. */
+#define MAX_BYTES (1ull << 48)
+#define MAX_PS (1ull << 62)
+
 static int get_time(const unsigned char *d, size_t *pos, size_t end, struct vaced_log_time *t)
 {
     uint64_t src, v;
@@ -134,11 +139,13 @@ static int get_time(const unsigned char *d, size_t *pos, size_t end, struct vace
         if (get_u(d, pos, end, &v))
             return -1;
         t->t = (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+        if (t->t < -1 || t->t > (int64_t)MAX_PS)
+            return -1;
     } else if (src == VACED_SRC_DONE || src == VACED_SRC_ARRIVAL) {
         if (get_u(d, pos, end, &v) || v > UINT32_MAX)
             return -1;
         t->msg = (uint32_t)v;
-        if (src == VACED_SRC_DONE && get_u(d, pos, end, &t->bytes))
+        if (src == VACED_SRC_DONE && (get_u(d, pos, end, &t->bytes) || t->bytes > MAX_BYTES))
             return -1;
     }
     return 0;
@@ -146,8 +153,9 @@ static int get_time(const unsigned char *d, size_t *pos, size_t end, struct vace
 
 /* The argument layout of each opcode: u unsigned, s signed, k packet
  * kind, m message id, f flag (0/1), t time, S a segment (ps + coldness),
- * C a close (ps + cold flag), L a count and as many message ids (the
- * count in value, the ids' offset in bits).  Stored in the event's fields
+ * C a close (ps + cold flag), L a count and as many message ids, Q a
+ * count and as many (message id, bytes) pairs (the count in value, the
+ * list's offset in bits).  Stored in the event's fields
  * in order. */
 static const char *const layout[VACED_OP_LAST + 1] = {
     [VACED_OP_BEGIN] = "", [VACED_OP_END_ACT] = "", [VACED_OP_SLEEP] = "v",
@@ -160,6 +168,7 @@ static const char *const layout[VACED_OP_LAST + 1] = {
     [VACED_OP_WAIT_BEGIN] = "", [VACED_OP_WAIT_COMPLETE] = "t", [VACED_OP_WAIT_END] = "",
     [VACED_OP_PROBE_FOUND] = "t", [VACED_OP_UNMODELLED] = "v", [VACED_OP_SIM_END] = "",
     [VACED_OP_SEGMENT] = "S", [VACED_OP_CLOSE] = "C", [VACED_OP_PICK] = "FL",
+    [VACED_OP_FIRST] = "FQ", [VACED_OP_DONE] = "mb",
 };
 
 uint32_t vaced_log_list_item(const struct vaced_log *log, size_t *at)
@@ -167,6 +176,13 @@ uint32_t vaced_log_list_item(const struct vaced_log *log, size_t *at)
     uint64_t v = 0;
     get_u(log->data, at, log->body_end, &v);    /* checked by vaced_log_next */
     return (uint32_t)v;
+}
+
+uint64_t vaced_log_list_bytes(const struct vaced_log *log, size_t *at)
+{
+    uint64_t v = 0;
+    get_u(log->data, at, log->body_end, &v);
+    return v;
 }
 
 int vaced_log_next(const struct vaced_log *log, size_t *pos, struct vaced_log_event *e,
@@ -203,7 +219,12 @@ int vaced_log_next(const struct vaced_log *log, size_t *pos, struct vaced_log_ev
                     return fail(log, at, err, len, "unknown packet kind %llu", (unsigned long long)v);
                 e->kind = (int)v;
                 break;
-            case 'b': e->bytes = v; break;
+            case 'b':
+                if (v > MAX_BYTES)
+                    return fail(log, at, err, len, "%llu bytes: more than any message",
+                                (unsigned long long)v);
+                e->bytes = v;
+                break;
             case 'm': case 'F':         /* 0: a request from before the simulation */
                 if (v > UINT32_MAX)
                     return fail(log, at, err, len, "bad message id %llu", (unsigned long long)v);
@@ -220,18 +241,25 @@ int vaced_log_next(const struct vaced_log *log, size_t *pos, struct vaced_log_ev
                 else
                     e->flag2 = (int)v;
                 break;
-            case 'v': e->value = v; break;
-            case 'L':
+            case 'v':
+                if (e->op == VACED_OP_SLEEP && v > MAX_PS)
+                    return fail(log, at, err, len, "a sleep of %llu ps", (unsigned long long)v);
+                e->value = v;
+                break;
+            case 'L': case 'Q':
                 e->value = v;
                 e->bits = *pos;
                 for (uint64_t i = 0; i < v; i++) {
-                    uint64_t id;
+                    uint64_t id, bytes;
                     at = *pos;
-                    if (get_u(d, pos, end, &id) || id > UINT32_MAX)
+                    if (get_u(d, pos, end, &id) || id > UINT32_MAX ||
+                        (*a == 'Q' && (get_u(d, pos, end, &bytes) || bytes > MAX_BYTES)))
                         return fail(log, at, err, len, "bad message id in a list");
                 }
                 break;
             case 'S': case 'C':
+                if (v > MAX_PS)
+                    return fail(log, at, err, len, "a measurement of %llu ps", (unsigned long long)v);
                 e->value = v;
                 if ((*a == 'S' && (log->flags & VACED_LOG_COLDNESS)) ||
                     (*a == 'C' && (log->flags & VACED_LOG_OVERSUBSCRIBED))) {

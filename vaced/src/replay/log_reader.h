@@ -46,7 +46,7 @@ struct vaced_log_event {
     uint64_t value;             /* ps of SEGMENT, CLOSE and SLEEP; a defer id; an unmodelled
                                  * kind; the length of PICK's list */
     uint64_t bits;              /* SEGMENT: the coldness's bits; CLOSE: the cold flag;
-                                 * PICK: the offset of its list */
+                                 * PICK, FIRST: the offset of its list */
     struct vaced_log_time time;
 };
 
@@ -55,8 +55,10 @@ struct vaced_log_event {
 int vaced_log_next(const struct vaced_log *log, size_t *pos, struct vaced_log_event *e,
                    char *err, size_t len);
 
-/* The next id of an event's list (PICK), which vaced_log_next checked:
- * *at starts at the event's `bits`. */
+/* The next id of an event's list (PICK, FIRST), which vaced_log_next
+ * checked: *at starts at the event's `bits`; in FIRST's, each id is
+ * followed by its message's bytes. */
 uint32_t vaced_log_list_item(const struct vaced_log *log, size_t *at);
+uint64_t vaced_log_list_bytes(const struct vaced_log *log, size_t *at);
 
 #endif

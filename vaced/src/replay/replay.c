@@ -18,13 +18,15 @@
 #include "replay/replay_impl.h"
 
 /* Where the recorded execution could have gone otherwise on this target. */
-enum divergence { DIV_TEST, DIV_PARK, DIV_PROTOCOL, DIV_WILDCARD, DIV_RAW, DIV_COUNT };
-static const char *const div_name[DIV_COUNT] = { "test", "park", "protocol", "wildcard", "raw-time" };
+enum divergence { DIV_TEST, DIV_PARK, DIV_PROTOCOL, DIV_WILDCARD, DIV_FIRST, DIV_RAW, DIV_COUNT };
+static const char *const div_name[DIV_COUNT] = {
+    "test", "park", "protocol", "wildcard", "waitany", "raw-time" };
 static const char *const div_what[DIV_COUNT] = {
     "a test or probe answers otherwise on this target (a polling loop may run another number of times)",
     "a rendezvous answer is parked otherwise on this target",
     "a message changes between eager and rendezvous on this target; it is re-timed with the recorded protocol",
     "a wildcard receive would match another sender's message first on this target",
+    "MPI_Waitany or MPI_Waitsome would complete another request first on this target",
     "a target time MPICH computed itself (a collective schedule) is replayed as recorded",
 };
 
@@ -45,6 +47,8 @@ static struct {
     long div_count[DIV_COUNT];
     int div_rank[DIV_COUNT];
     size_t div_offset[DIV_COUNT];
+    struct pending_first { int rank; size_t offset; } *pending;  /* Waitany choices to check */
+    size_t npending, cap_pending;
     char *err;
     size_t errlen;
     int failed;
@@ -230,13 +234,13 @@ static void fire(void *arg)
     struct rank_run *r = rp.cur;
     uint32_t id = (uint32_t)(uintptr_t)arg;
     if (id == 0 || id > r->nfires || !r->fires[id - 1].at) {
-        failf("%s: the model fired parked response %u, which the record never fired",
-              r->log.path, id);
+        failf("%s: offset %zu: the model fired parked response %u, which the record never fired",
+              r->log.path, *r->cursor, id);
         return;
     }
     struct fire_block *b = &r->fires[id - 1];
     if (b->fired) {
-        failf("%s: parked response %u fired twice", r->log.path, id);
+        failf("%s: offset %zu: parked response %u fired twice", r->log.path, b->at, id);
         return;
     }
     b->fired = 1;
@@ -273,6 +277,73 @@ static int picks_other(struct rank_run *r, const struct vaced_log_event *e)
     return best && best != e->from;
 }
 
+/* The model's completion time of message id, asked without counting the
+ * question as the running wait's activity (the live run did not ask). */
+static vaced_time_t done_quietly(struct rank_run *r, uint32_t id, uint64_t bytes)
+{
+    struct vaced_waits *w = &vaced_progress_st->waits;
+    vaced_time_t active = w->active, active_from = w->active_from;
+    vaced_time_t done = vaced_msg_done(msg(r, id), bytes);
+    w->active = active;
+    w->active_from = active_from;
+    return done;
+}
+
+/* Whether another of Waitany's candidates completes before the chosen one
+ * on this target, as far as the replay knows by now: 1 yes, 0 no, -1 not
+ * known yet (a candidate's message has not come). */
+static int first_other(struct rank_run *r, const struct vaced_log_event *e)
+{
+    size_t at = (size_t)e->bits;
+    vaced_time_t chosen = VACED_TIME_UNSET, first = VACED_TIME_UNSET;
+    int unknown = 0;
+    for (uint64_t i = 0; i < e->value; i++) {
+        uint32_t id = vaced_log_list_item(&r->log, &at);
+        vaced_time_t done = done_quietly(r, id, vaced_log_list_bytes(&r->log, &at));
+        if (id == e->from)
+            chosen = done;
+        else if (done == VACED_TIME_UNSET)
+            unknown = 1;
+        else if (first == VACED_TIME_UNSET || done < first)
+            first = done;
+    }
+    if (chosen != VACED_TIME_UNSET && first != VACED_TIME_UNSET && first < chosen)
+        return 1;
+    return unknown ? -1 : 0;
+}
+
+/* Once every message has come: does a candidate receive whose message had
+ * not come at the choice arrive before the chosen receive's?  (Arrivals
+ * order receives; a send's completion is not compared with them.) */
+static int first_other_later(struct rank_run *r, const struct vaced_log_event *e)
+{
+    size_t at = (size_t)e->bits;
+    vaced_time_t chosen = msg(r, e->from)->ta;
+    for (uint64_t i = 0; chosen != VACED_TIME_UNSET && i < e->value; i++) {
+        uint32_t id = vaced_log_list_item(&r->log, &at);
+        vaced_log_list_bytes(&r->log, &at);
+        vaced_time_t ta = msg(r, id)->ta;
+        if (id != e->from && ta != VACED_TIME_UNSET && ta < chosen)
+            return 1;
+    }
+    return 0;
+}
+
+/* The Waitany choices left undecided, once every message has come. */
+static void check_pending_firsts(void)
+{
+    for (size_t k = 0; k < rp.npending; k++) {
+        struct rank_run *r = &rp.ranks[rp.pending[k].rank];
+        struct vaced_log_event e;
+        char why[256];
+        size_t pos = rp.pending[k].offset;
+        if (vaced_log_next(&r->log, &pos, &e, why, sizeof why) == 1 && first_other_later(r, &e)) {
+            rp.cur = r;
+            diverged(DIV_FIRST, e.offset);
+        }
+    }
+}
+
 /* Whether a message's DATA would go by the other protocol on this target
  * (a ready send, eager whatever its size, never does). */
 static int protocol_changes(const struct rank_run *r, const struct vaced_log_event *e)
@@ -283,6 +354,20 @@ static int protocol_changes(const struct rank_run *r, const struct vaced_log_eve
     int fits_then = e->bytes + VACED_EAGER_HEADER <= r->log.eager_threshold;
     int fits_now = e->bytes + VACED_EAGER_HEADER <= rp.eager_threshold;
     return eager ? fits_then && !fits_now : !fits_then && fits_now;
+}
+
+static int defer_first(struct rank_run *r, const struct vaced_log_event *e)
+{
+    if (rp.npending == rp.cap_pending) {
+        size_t cap = rp.cap_pending ? 2 * rp.cap_pending : 64;
+        void *p = realloc(rp.pending, cap * sizeof *rp.pending);
+        if (!p)
+            return failf("out of memory");
+        rp.pending = p;
+        rp.cap_pending = cap;
+    }
+    rp.pending[rp.npending++] = (struct pending_first){ (int)(r - rp.ranks), e->offset };
+    return 0;
 }
 
 static int execute(struct rank_run *r, const struct vaced_log_event *e)
@@ -353,6 +438,16 @@ static int execute(struct rank_run *r, const struct vaced_log_event *e)
             if (e->from && picks_other(r, e))
                 diverged(DIV_WILDCARD, e->offset);
             break;
+        case VACED_OP_DONE: vaced_msg_done(msg(r, e->msg), e->bytes); break;
+        case VACED_OP_FIRST:
+            if (e->from) {
+                int other = first_other(r, e);
+                if (other > 0)
+                    diverged(DIV_FIRST, e->offset);
+                else if (other < 0)
+                    return defer_first(r, e);
+            }
+            break;
         case VACED_OP_SIM_END:
             vaced_sim_end(r->out);
             vaced_running = 1;  /* the other ranks go on */
@@ -378,7 +473,7 @@ static int run_rank(struct rank_run *r)
         if (got < 0)
             return failf("%s", why);
         if (got == 0)
-            return failf("%s: the record ends before MPI_Finalize", r->log.path);
+            return failf("%s: offset %zu: the record ends before MPI_Finalize", r->log.path, r->pos);
         if (e.op == VACED_OP_PKT_RECV && e.flag && e.peer >= 0 && !stamp_ready(r, e.peer)) {
             r->pos = at;
             r->blocked_on = e.peer;
@@ -467,9 +562,9 @@ int vaced_replay_run(const char *dir, const char *target, unsigned long long *ev
     if (!rp.failed && finished < rp.size) {
         for (int i = 0; i < rp.size; i++)
             if (!rp.ranks[i].done) {
-                failf("the replay stalls: rank %d waits for a packet from rank %d that the record "
-                      "never sends (%s, offset %zu)", i, rp.ranks[i].blocked_on,
-                      rp.ranks[i].log.path, rp.ranks[i].pos);
+                failf("%s: offset %zu: the replay stalls: rank %d waits for a packet from rank %d "
+                      "that the record never sends", rp.ranks[i].log.path, rp.ranks[i].pos, i,
+                      rp.ranks[i].blocked_on);
                 break;
             }
     }
@@ -481,14 +576,14 @@ int vaced_replay_run(const char *dir, const char *target, unsigned long long *ev
         }
         for (int i = 0; i < rp.size; i++)
             memcpy(all + (size_t)i * VACED_SUMMARY_LEN, rp.ranks[i].out, sizeof rp.ranks[i].out);
+        check_pending_firsts();
+        fflush(stdout);         /* the rank lines before the notes */
         report_divergences();
         long flagged = 0;
         for (int d = 0; d < DIV_COUNT; d++)
             flagged += rp.div_count[d];
-        if (flagged) {
-            vaced_rank_state_bind(rp.ranks[0].state);
+        if (flagged)
             all[3] = (double)((unsigned)all[3] | VACED_UNMODELLED_REPLAY);
-        }
         vaced_rank_state_bind(rp.ranks[0].state);
         if (vaced_report_job(all, rp.size))
             failf("the JSON report could not be written");
@@ -502,6 +597,7 @@ out:
     vaced_running = 0;
     vaced_replay_unload(rp.ranks, rp.size);
     free(rp.runq);
+    free(rp.pending);
     vaced_target_free(t);
     return rp.failed ? -1 : 0;
 }

@@ -1,6 +1,8 @@
 /* Loading a record for the replay (replay_impl.h): every rank's file
  * opened and every event checked once, before anything is replayed. */
+#include <errno.h>
 #include <stdarg.h>
+#include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -39,11 +41,12 @@ static int survey(struct rank_run *r, char *err, size_t len)
             (e.time.msg && e.time.msg > r->nmsgs))
             return fail(err, len, "%s: offset %zu: message %u named before it was made", r->log.path,
                          e.offset, e.msg > r->nmsgs ? e.msg : e.from > r->nmsgs ? e.from : e.time.msg);
-        if (e.op == VACED_OP_PICK) {
+        if (e.op == VACED_OP_PICK || e.op == VACED_OP_FIRST) {
             size_t at = (size_t)e.bits;
             for (uint64_t i = 0; i < e.value; i++)
-                if (vaced_log_list_item(&r->log, &at) > r->nmsgs)
-                    return fail(err, len, "%s: offset %zu: a wildcard's candidate named before it was made",
+                if (vaced_log_list_item(&r->log, &at) > r->nmsgs ||
+                    (e.op == VACED_OP_FIRST && (vaced_log_list_bytes(&r->log, &at), 0)))
+                    return fail(err, len, "%s: offset %zu: a candidate named before it was made",
                                  r->log.path, e.offset);
         }
         switch (e.op) {
@@ -85,8 +88,9 @@ static int survey(struct rank_run *r, char *err, size_t len)
     if (!ended)
         return fail(err, len, "%s: offset %zu: the record ends before MPI_Finalize", r->log.path, pos);
     if (events != r->log.events)
-        return fail(err, len, "%s: the trailer counts %llu events, the file has %llu", r->log.path,
-                     (unsigned long long)r->log.events, (unsigned long long)events);
+        return fail(err, len, "%s: offset %zu: the trailer counts %llu events, the file has %llu",
+                    r->log.path, r->log.body_end, (unsigned long long)r->log.events,
+                    (unsigned long long)events);
     return 0;
 }
 
@@ -99,8 +103,14 @@ int vaced_replay_load(const char *dir, struct rank_run **ranks, int *size, char 
     snprintf(path, sizeof path, "%s/rank-%06d.vlog", dir, 0);
     if (vaced_log_open(&first, path, why, sizeof why))
         return fail(err, len, "%s", why);
-    int n = (int)first.ranks;
+    int n = (int)first.ranks;   /* at most VACED_LOG_MAX_RANKS: vaced_log_open checks */
     vaced_log_close(&first);
+    for (int i = 1; i < n; i++) {       /* all there before anything is allocated */
+        struct stat st;
+        snprintf(path, sizeof path, "%s/rank-%06d.vlog", dir, i);
+        if (stat(path, &st) != 0)
+            return fail(err, len, "%s: %s (the record has %d ranks)", path, strerror(errno), n);
+    }
     struct rank_run *rs = calloc((size_t)n, sizeof *rs);
     if (!rs)
         return fail(err, len, "out of memory for %d ranks", n);
@@ -137,7 +147,7 @@ int vaced_replay_load(const char *dir, struct rank_run **ranks, int *size, char 
     *size = n;
     return 0;
 bad:
-    vaced_replay_unload(rs, n);
+    vaced_replay_unload(rs, n);         /* the ranks not reached are zeroed: nothing to free */
     return -1;
 }
 
