@@ -36,6 +36,17 @@ APPS = ("ep", "is", "cg", "ft", "stencil", "mg", "lu")
 EAGER_HEADER = 40       # vaced/src/replay/replay.c: VACED_EAGER_HEADER
 
 
+def take_json(path):
+    """The JSON a run wrote to path (None if none), and the file removed."""
+    try:
+        with open(path) as f:
+            data = json.load(f)
+    except (OSError, ValueError):
+        data = None
+    os.unlink(path)
+    return data
+
+
 def live(np, argv, target, record=None, compute_from=None, timeout=300):
     """A live prediction: (status, JSON or None, stdout, stderr)."""
     fd, js = tempfile.mkstemp(suffix=".json")
@@ -52,13 +63,7 @@ def live(np, argv, target, record=None, compute_from=None, timeout=300):
         rc, out, err = r.returncode, r.stdout, r.stderr
     except subprocess.TimeoutExpired:
         rc, out, err = -1, "", "timeout"
-    try:
-        with open(js) as f:
-            data = json.load(f)
-    except (OSError, ValueError):
-        data = None
-    os.unlink(js)
-    return rc, data, out, err
+    return rc, take_json(js), out, err
 
 
 def replay(record, target, extra=()):
@@ -67,13 +72,7 @@ def replay(record, target, extra=()):
     os.close(fd)
     r = subprocess.run([sys.executable, VACED, "replay", record, "--target", target, "--json", js,
                         "--quiet"] + list(extra), capture_output=True, text=True, timeout=300)
-    try:
-        with open(js) as f:
-            data = json.load(f)
-    except (OSError, ValueError):
-        data = None
-    os.unlink(js)
-    return r.returncode, data, r.stderr
+    return r.returncode, take_json(js), r.stderr
 
 
 def ranks(data):

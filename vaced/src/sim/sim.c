@@ -100,6 +100,17 @@ static void record_open(int rank, int size)
                       vaced_sim_st->target_path, target_hash(vaced_sim_st->target_path), flags);
 }
 
+/* Every module's state zeroed, before anything else of a start. */
+static void reset_rank(int rank, int size)
+{
+    memset(vaced_sim_st, 0, sizeof *vaced_sim_st);
+    vaced_clock_reset();
+    vaced_send_reset();
+    vaced_progress_reset();
+    vaced_sim_st->rank = rank;
+    vaced_sim_st->size = size;
+}
+
 int vaced_sim_start(int rank, int size, const struct vaced_device *device,
                     uint64_t *eager_threshold)
 {
@@ -107,12 +118,7 @@ int vaced_sim_start(int rank, int size, const struct vaced_device *device,
     const char *spec = getenv("VACED_TARGET");
     if (!spec || !*spec)
         spec = VACED_DEFAULT_TARGET;
-    memset(vaced_sim_st, 0, sizeof *vaced_sim_st);
-    vaced_clock_reset();
-    vaced_send_reset();
-    vaced_progress_reset();
-    vaced_sim_st->rank = rank;
-    vaced_sim_st->size = size;
+    reset_rank(rank, size);
     if (resolve_target(spec, vaced_sim_st->target_path, sizeof vaced_sim_st->target_path)) {
         if (rank == 0)
             fprintf(stderr, "vaced: target '%s': no such file, and no %s.topo in $VACED_TOPO_DIR or %s\n",
@@ -179,12 +185,7 @@ int vaced_sim_load_target(const char *spec, int size, char *path, size_t pathlen
 int vaced_sim_start_replay(int rank, int size, struct vaced_target *t, const char *path,
                            int oversubscribed)
 {
-    memset(vaced_sim_st, 0, sizeof *vaced_sim_st);
-    vaced_clock_reset();
-    vaced_send_reset();
-    vaced_progress_reset();
-    vaced_sim_st->rank = rank;
-    vaced_sim_st->size = size;
+    reset_rank(rank, size);
     vaced_sim_st->replay = 1;
     vaced_sim_st->target = t;
     snprintf(vaced_sim_st->target_path, sizeof vaced_sim_st->target_path, "%s", path);
