@@ -202,7 +202,7 @@ static size_t seal(const uint8_t *d, size_t size)
     while (vaced_log_next(&log, &pos, &e, why, sizeof why) == 1)
         count++;
 
-    uint64_t hash = vaced_fnv1a(VACED_FNV_OFFSET, sealed, end + 1);   /* from the header on */
+    uint64_t hash = vaced_log_hash(VACED_FNV_OFFSET, sealed, end + 1);   /* from the header on */
     size_t n = end + 1;
     do {
         sealed[n++] = (uint8_t)((count & 0x7f) | (count > 0x7f ? 0x80 : 0));

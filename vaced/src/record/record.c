@@ -25,7 +25,7 @@ struct source {
 static struct {
     int fd;
     char path[VACED_LOG_PATH_MAX + 32];
-    unsigned char buf[1 << 16];
+    unsigned char buf[1 << 18];
     size_t len;
     uint64_t hash, events, seq;
     uint32_t next_msg;
@@ -37,11 +37,14 @@ static struct {
 
 static void put_bytes(const void *p, size_t n);
 
-static void flush(void)
+/* Writes the buffer out: all of it at the end (`last`), else its whole
+ * 8-byte words, the rest kept for the next (vaced_log_hash's pieces). */
+static void write_out(int last)
 {
-    rec.hash = vaced_fnv1a(rec.hash, rec.buf, rec.len);
-    for (size_t off = 0; off < rec.len && !rec.failed;) {
-        ssize_t w = write(rec.fd, rec.buf + off, rec.len - off);
+    size_t n = last ? rec.len : rec.len & ~(size_t)7;
+    rec.hash = vaced_log_hash(rec.hash, rec.buf, n);
+    for (size_t off = 0; off < n && !rec.failed;) {
+        ssize_t w = write(rec.fd, rec.buf + off, n - off);
         if (w < 0 && errno == EINTR)
             continue;
         if (w <= 0)
@@ -49,7 +52,13 @@ static void flush(void)
         else
             off += (size_t)w;
     }
-    rec.len = 0;
+    memmove(rec.buf, rec.buf + n, rec.len - n);
+    rec.len -= n;
+}
+
+static void flush(void)
+{
+    write_out(0);
 }
 
 static void put_bytes(const void *p, size_t n)
@@ -74,18 +83,19 @@ static void put_le(uint64_t v, int n)
     put_bytes(b, (size_t)n);
 }
 
+/* The common case writes straight into the buffer: a record costs the
+ * live run a few nanoseconds an event. */
 void vaced_rec_u(uint64_t v)
 {
-    unsigned char b[10];
-    size_t n = 0;
-    do {
-        b[n] = v & 0x7f;
+    if (rec.len > sizeof rec.buf - 10)
+        flush();
+    unsigned char *p = rec.buf + rec.len;
+    while (v >= 0x80) {
+        *p++ = (unsigned char)(v | 0x80);
         v >>= 7;
-        if (v)
-            b[n] |= 0x80;
-        n++;
-    } while (v);
-    put_bytes(b, n);
+    }
+    *p++ = (unsigned char)v;
+    rec.len = (size_t)(p - rec.buf);
 }
 
 void vaced_rec_s(int64_t v)
@@ -95,8 +105,9 @@ void vaced_rec_s(int64_t v)
 
 void vaced_rec_op(enum vaced_log_op op)
 {
-    unsigned char b = (unsigned char)op;
-    put_bytes(&b, 1);
+    if (rec.len == sizeof rec.buf)
+        flush();
+    rec.buf[rec.len++] = (unsigned char)op;
     rec.events++;
 }
 
@@ -267,10 +278,10 @@ void vaced_record_close(void)
     uint64_t events = rec.events;
     unsigned char op = VACED_OP_TRAILER;
     put_bytes(&op, 1);
-    flush();                    /* the hash ends with the trailer's opcode */
+    write_out(1);               /* the hash ends with the trailer's opcode */
     vaced_rec_u(events);
     put_le(rec.hash, 8);
-    flush();
+    write_out(1);
     if (close(rec.fd) != 0 && !rec.failed)
         rec.failed = errno;
     rec.fd = -1;

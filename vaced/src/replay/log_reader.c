@@ -105,7 +105,7 @@ int vaced_log_open(struct vaced_log *log, const char *path, char *err, size_t le
         if (d[at] != VACED_OP_TRAILER || get_u(d, &p, log->size - 8, &count) || p != log->size - 8)
             continue;
         uint64_t want = le(d + log->size - 8, 8);
-        if (vaced_fnv1a(VACED_FNV_OFFSET, d, at + 1) != want)
+        if (vaced_log_hash(VACED_FNV_OFFSET, d, at + 1) != want)
             continue;
         log->body_end = at;
         log->events = count;
