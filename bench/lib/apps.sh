@@ -34,7 +34,7 @@ apps_build() {
     # the switch must reach the loader: the ep binary resolves to each build's libmpi
     local v
     for v in vanilla vaced; do
-        env LD_LIBRARY_PATH="$ROOT/install/$v/lib" ldd "$out/build/ep" | grep -q "$ROOT/install/$v/lib/libmpi.so" ||
+        env LD_LIBRARY_PATH="$ROOT/install/$v/lib" ldd "$out/build/ep" | grep "$ROOT/install/$v/lib/libmpi.so" > /dev/null ||
             die "LD_LIBRARY_PATH=install/$v/lib does not select install/$v's libmpi for $out/build/ep"
     done
 }
