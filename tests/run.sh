@@ -80,6 +80,7 @@ suite "unit: vaced-calibrate's fits" python3 "$ROOT/tests/tools/test_calibrate_f
 suite "unit: the validation report's arithmetic" python3 "$ROOT/tests/tools/test_report.py" "$ROOT"
 suite "unit: the microbenchmark report's arithmetic" python3 "$ROOT/tests/tools/test_micro_report.py" "$ROOT"
 suite "unit: the weak-scaling and host-invariance reports' arithmetic" python3 "$ROOT/tests/tools/test_host_reports.py" "$ROOT"
+suite "unit: the record-and-replay benchmark's report and record sizes" python3 "$ROOT/tests/tools/test_replay_report.py" "$ROOT"
 suite "unit: the harnesses' check of the localhost description (bench/lib/topo-c.sh)" "$ROOT/tests/tools/test_topo_c.sh" "$ROOT"
 
 if [ "${1:-all}" != unit ]; then
