@@ -35,8 +35,6 @@ static struct {
     struct source src[VACED_SRC_LAST + 1];
 } rec = { .fd = -1 };
 
-static void put_bytes(const void *p, size_t n);
-
 /* Writes the buffer out: all of it at the end (`last`), else its whole
  * 8-byte words, the rest kept for the next (vaced_log_hash's pieces). */
 static void write_out(int last)
@@ -116,28 +114,9 @@ void vaced_rec_msg(const struct vaced_msg *m)
     vaced_rec_u(m ? m->id : 0);
 }
 
-static void note(enum vaced_log_src s, vaced_time_t t, uint32_t msg, uint64_t bytes)
+void vaced_rec_note(enum vaced_log_src s, vaced_time_t t, uint32_t msg, uint64_t bytes)
 {
     rec.src[s] = (struct source){ t, ++rec.seq, msg, bytes };
-}
-
-void vaced_rec_note_sent(vaced_time_t ta, vaced_time_t tr)
-{
-    note(VACED_SRC_SENT_TA, ta, 0, 0);
-    note(VACED_SRC_SENT_TR, tr, 0, 0);
-}
-
-void vaced_rec_note_received(vaced_time_t handled, vaced_time_t ta)
-{
-    note(VACED_SRC_HANDLED, handled, 0, 0);
-    note(VACED_SRC_RECV_TA, ta, 0, 0);
-}
-
-/* Only what MPICH itself asked: the model's own questions hand nothing out. */
-void vaced_rec_note_done(const struct vaced_msg *m, uint64_t bytes, vaced_time_t t)
-{
-    if (vaced_recording && vaced_rec_depth == 0)
-        note(VACED_SRC_DONE, t, m->id, bytes);
 }
 
 /* A wait polling MPI_Waitany asks the same again and again: with nothing
@@ -158,12 +137,6 @@ uint32_t vaced_rec_last_done(vaced_time_t t)
 {
     const struct source *d = &rec.src[VACED_SRC_DONE];
     return d->seq && d->t == t ? d->msg : 0;
-}
-
-void vaced_rec_note_arrival(const struct vaced_msg *m, vaced_time_t t)
-{
-    if (vaced_recording && vaced_rec_depth == 0)
-        note(VACED_SRC_ARRIVAL, t, m->id, 0);
 }
 
 void vaced_rec_time(vaced_time_t t)
@@ -191,15 +164,10 @@ void vaced_rec_time(vaced_time_t t)
         vaced_rec_u(rec.src[best].msg);
 }
 
-/* A request made inside the model's own call (a bound packet's queued
- * write) is never reported to the model: it stays unnamed. */
-void vaced_rec_msg_init(struct vaced_msg *m)
+uint32_t vaced_rec_new_msg(void)
 {
-    m->id = 0;
-    if (vaced_recording && vaced_rec_depth == 0) {
-        m->id = ++rec.next_msg;
-        vaced_rec_op(VACED_OP_MSG_INIT);
-    }
+    vaced_rec_op(VACED_OP_MSG_INIT);
+    return ++rec.next_msg;
 }
 
 int vaced_rec_fire_begin(int defer_id)
@@ -228,8 +196,22 @@ static int refuse(int rank, const char *dir, const char *what)
     return -1;
 }
 
+uint64_t vaced_record_target_hash(const char *path)
+{
+    unsigned char buf[4096];
+    uint64_t h = VACED_FNV_OFFSET;
+    size_t n;
+    FILE *f = fopen(path, "rb");
+    if (!f)
+        return 0;
+    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
+        h = vaced_fnv1a(h, buf, n);
+    fclose(f);
+    return h;
+}
+
 int vaced_record_open(int rank, int size, uint64_t eager_threshold, const char *target_path,
-                      uint64_t target_hash, unsigned flags)
+                      unsigned flags)
 {
     const char *dir = getenv("VACED_RECORD");
     char why[VACED_LOG_PATH_MAX + 320];
@@ -262,7 +244,7 @@ int vaced_record_open(int rank, int size, uint64_t eager_threshold, const char *
     put_le((uint64_t)size, 4);
     put_le(flags, 4);
     put_le(eager_threshold, 8);
-    put_le(target_hash, 8);
+    put_le(vaced_record_target_hash(target_path), 8);
     put_le(plen, 2);
     put_bytes(target_path, plen);
     vaced_rec_depth = 0;

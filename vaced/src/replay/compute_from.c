@@ -36,23 +36,13 @@ static int next(int op, struct vaced_log_event *e)
 static void segment(vaced_time_t *seg, double *coldness)
 {
     struct vaced_log_event e;
-    *seg = 0;
-    *coldness = 0;
-    if (next(VACED_OP_SEGMENT, &e)) {
-        *seg = (vaced_time_t)e.value;
-        memcpy(coldness, &e.bits, sizeof *coldness);
-    }
+    vaced_log_segment(next(VACED_OP_SEGMENT, &e) ? &e : NULL, seg, coldness);
 }
 
 static void close_(vaced_time_t *charge, int *cold)
 {
     struct vaced_log_event e;
-    *charge = 0;
-    *cold = 0;
-    if (next(VACED_OP_CLOSE, &e)) {
-        *charge = (vaced_time_t)e.value;
-        *cold = (int)e.bits;
-    }
+    vaced_log_close_values(next(VACED_OP_CLOSE, &e) ? &e : NULL, charge, cold);
 }
 
 static const struct vaced_clock_input recorded = { segment, close_ };

@@ -6,6 +6,8 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+#include "vaced.h"
 #include "record/log_format.h"
 
 struct vaced_log {
@@ -54,6 +56,23 @@ struct vaced_log_event {
  * Returns 1, 0 at the trailer, or -1 with "PATH: offset N: reason". */
 int vaced_log_next(const struct vaced_log *log, size_t *pos, struct vaced_log_event *e,
                    char *err, size_t len);
+
+/* The clock's measurements an event holds (NULL: none was read, all 0):
+ * SEGMENT's segment and coldness, CLOSE's poll charge and cold flag. */
+static inline void vaced_log_segment(const struct vaced_log_event *e, vaced_time_t *seg,
+                                     double *coldness)
+{
+    uint64_t bits = e ? e->bits : 0;
+    *seg = e ? (vaced_time_t)e->value : 0;
+    memcpy(coldness, &bits, sizeof *coldness);
+}
+
+static inline void vaced_log_close_values(const struct vaced_log_event *e, vaced_time_t *charge,
+                                          int *cold)
+{
+    *charge = e ? (vaced_time_t)e->value : 0;
+    *cold = e ? (int)e->bits : 0;
+}
 
 /* The next id of an event's list (PICK, FIRST), which vaced_log_next
  * checked: *at starts at the event's `bits`; in FIRST's, each id is

@@ -13,6 +13,7 @@
 #include "sim/sim.h"
 #include "sim/rank_state.h"
 #include "progress/progress.h"
+#include "record/record.h"
 #include "replay/log_reader.h"
 #include "replay/replay.h"
 #include "replay/replay_impl.h"
@@ -124,6 +125,12 @@ static int stamp_ready(struct rank_run *r, int from)
     return r->in[from].count > 0 || rp.ranks[from].done;
 }
 
+/* Event e reads a stamped packet its sender has not sent yet. */
+static int needs_packet(struct rank_run *r, const struct vaced_log_event *e)
+{
+    return e->op == VACED_OP_PKT_RECV && e->flag && e->peer >= 0 && !stamp_ready(r, e->peer);
+}
+
 static vaced_time_t pop_stamp(struct rank_run *r, int from)
 {
     struct stamps *q = &r->in[from];
@@ -179,23 +186,13 @@ static int next_measurement(int op, struct vaced_log_event *e)
 static void input_segment(vaced_time_t *seg, double *coldness)
 {
     struct vaced_log_event e;
-    *seg = 0;
-    *coldness = 0;
-    if (next_measurement(VACED_OP_SEGMENT, &e))
-        return;
-    *seg = (vaced_time_t)e.value;
-    memcpy(coldness, &e.bits, sizeof *coldness);
+    vaced_log_segment(next_measurement(VACED_OP_SEGMENT, &e) ? NULL : &e, seg, coldness);
 }
 
 static void input_close(vaced_time_t *charge, int *cold)
 {
     struct vaced_log_event e;
-    *charge = 0;
-    *cold = 0;
-    if (next_measurement(VACED_OP_CLOSE, &e))
-        return;
-    *charge = (vaced_time_t)e.value;
-    *cold = (int)e.bits;
+    vaced_log_close_values(next_measurement(VACED_OP_CLOSE, &e) ? NULL : &e, charge, cold);
 }
 
 static const struct vaced_clock_input replay_input = { input_segment, input_close };
@@ -218,7 +215,7 @@ static int run_block(struct rank_run *r, size_t *pos, size_t end)
             return r->cursor = saved, got < 0 ? failf("%s", why) : 0;
         if (e.op == VACED_OP_FIRE_END)
             break;
-        if (e.op == VACED_OP_PKT_RECV && e.flag && e.peer >= 0 && !stamp_ready(r, e.peer)) {
+        if (needs_packet(r, &e)) {
             r->cursor = saved;
             return failf("%s: offset %zu: a parked response waits for a packet from rank %d, "
                          "which this replay cannot follow", r->log.path, e.offset, e.peer);
@@ -474,7 +471,7 @@ static int run_rank(struct rank_run *r)
             return failf("%s", why);
         if (got == 0)
             return failf("%s: offset %zu: the record ends before MPI_Finalize", r->log.path, r->pos);
-        if (e.op == VACED_OP_PKT_RECV && e.flag && e.peer >= 0 && !stamp_ready(r, e.peer)) {
+        if (needs_packet(r, &e)) {
             r->pos = at;
             r->blocked_on = e.peer;
             return 0;
@@ -505,14 +502,20 @@ static int unstall(void)
     return rp.runq_count > 0;
 }
 
-static void report_divergences(void)
+/* Prints each kind of divergence met; returns how many were. */
+static long report_divergences(void)
 {
-    for (int d = 0; d < DIV_COUNT; d++)
-        if (rp.div_count[d])
-            fprintf(stderr, "vaced: replay: approximate (%s): %s; %ld time%s, first at rank %d, "
-                    "%s offset %zu\n", div_name[d], div_what[d], rp.div_count[d],
-                    rp.div_count[d] == 1 ? "" : "s", rp.div_rank[d],
-                    rp.ranks[rp.div_rank[d]].log.path, rp.div_offset[d]);
+    long flagged = 0;
+    for (int d = 0; d < DIV_COUNT; d++) {
+        if (!rp.div_count[d])
+            continue;
+        flagged += rp.div_count[d];
+        fprintf(stderr, "vaced: replay: approximate (%s): %s; %ld time%s, first at rank %d, "
+                "%s offset %zu\n", div_name[d], div_what[d], rp.div_count[d],
+                rp.div_count[d] == 1 ? "" : "s", rp.div_rank[d],
+                rp.ranks[rp.div_rank[d]].log.path, rp.div_offset[d]);
+    }
+    return flagged;
 }
 
 int vaced_replay_run(const char *dir, const char *target, unsigned long long *events,
@@ -523,7 +526,6 @@ int vaced_replay_run(const char *dir, const char *target, unsigned long long *ev
     rp.errlen = len;
     struct vaced_target *t = NULL;
     char path[512], why[1024];
-    uint64_t hash = 0;
     if (vaced_replay_load(dir, &rp.ranks, &rp.size, err, len)) {
         rp.failed = 1;
         goto out;
@@ -533,11 +535,11 @@ int vaced_replay_run(const char *dir, const char *target, unsigned long long *ev
         failf("out of memory for %d ranks", rp.size);
         goto out;
     }
-    if (vaced_sim_load_target(target, rp.size, path, sizeof path, &t, &hash, why, sizeof why)) {
+    if (vaced_sim_load_target(target, rp.size, path, sizeof path, &t, why, sizeof why)) {
         failf("%s", why);
         goto out;
     }
-    rp.same_target = hash == rp.ranks[0].log.target_hash;
+    rp.same_target = vaced_record_target_hash(path) == rp.ranks[0].log.target_hash;
     rp.eager_threshold = vaced_target_eager_threshold(t);
     vaced_clock_input = &replay_input;
     for (int i = 0; i < rp.size; i++) {
@@ -578,11 +580,7 @@ int vaced_replay_run(const char *dir, const char *target, unsigned long long *ev
             memcpy(all + (size_t)i * VACED_SUMMARY_LEN, rp.ranks[i].out, sizeof rp.ranks[i].out);
         check_pending_firsts();
         fflush(stdout);         /* the rank lines before the notes */
-        report_divergences();
-        long flagged = 0;
-        for (int d = 0; d < DIV_COUNT; d++)
-            flagged += rp.div_count[d];
-        if (flagged)
+        if (report_divergences())
             all[3] = (double)((unsigned)all[3] | VACED_UNMODELLED_REPLAY);
         vaced_rank_state_bind(rp.ranks[0].state);
         if (vaced_report_job(all, rp.size))

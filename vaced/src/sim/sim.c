@@ -75,29 +75,13 @@ static int host_oversubscribed(int size)
     return ranks > cores;
 }
 
-/* FNV-1a 64 of a target file's text: a record names its target so, and a
- * replay knows whether it re-times on the same one (0: unreadable). */
-static uint64_t target_hash(const char *path)
-{
-    unsigned char buf[4096];
-    uint64_t h = VACED_FNV_OFFSET;
-    size_t n;
-    FILE *f = fopen(path, "rb");
-    if (!f)
-        return 0;
-    while ((n = fread(buf, 1, sizeof buf, f)) > 0)
-        h = vaced_fnv1a(h, buf, n);
-    fclose(f);
-    return h;
-}
-
 /* $VACED_RECORD: the header says what the clock's measurements hold. */
 static void record_open(int rank, int size)
 {
     unsigned flags = (vaced_clock_canary_open() ? VACED_LOG_COLDNESS : 0) |
                      (vaced_clock_oversubscribed() ? VACED_LOG_OVERSUBSCRIBED : 0);
     vaced_record_open(rank, size, vaced_target_eager_threshold(vaced_sim_st->target),
-                      vaced_sim_st->target_path, target_hash(vaced_sim_st->target_path), flags);
+                      vaced_sim_st->target_path, flags);
 }
 
 /* Every module's state zeroed, before anything else of a start. */
@@ -119,14 +103,9 @@ int vaced_sim_start(int rank, int size, const struct vaced_device *device,
     if (!spec || !*spec)
         spec = VACED_DEFAULT_TARGET;
     reset_rank(rank, size);
-    if (resolve_target(spec, vaced_sim_st->target_path, sizeof vaced_sim_st->target_path)) {
-        if (rank == 0)
-            fprintf(stderr, "vaced: target '%s': no such file, and no %s.topo in $VACED_TOPO_DIR or %s\n",
-                    spec, spec, VACED_TOPO_DIR);
-        return refuse(rank);
-    }
-    if (vaced_target_load(vaced_sim_st->target_path, size, &vaced_sim_st->target, err,
-                          sizeof err)) {
+    if (vaced_sim_load_target(spec, size, vaced_sim_st->target_path,
+                              sizeof vaced_sim_st->target_path, &vaced_sim_st->target, err,
+                              sizeof err)) {
         if (rank == 0)
             fprintf(stderr, "vaced: %s\n", err);
         return refuse(rank);
@@ -169,17 +148,14 @@ int vaced_sim_start(int rank, int size, const struct vaced_device *device,
 }
 
 int vaced_sim_load_target(const char *spec, int size, char *path, size_t pathlen,
-                          struct vaced_target **t, uint64_t *hash, char *err, size_t len)
+                          struct vaced_target **t, char *err, size_t len)
 {
     if (resolve_target(spec, path, pathlen)) {
         snprintf(err, len, "target '%s': no such file, and no %s.topo in $VACED_TOPO_DIR or %s",
                  spec, spec, VACED_TOPO_DIR);
         return -1;
     }
-    if (vaced_target_load(path, size, t, err, len))
-        return -1;
-    *hash = target_hash(path);
-    return 0;
+    return vaced_target_load(path, size, t, err, len) ? -1 : 0;
 }
 
 int vaced_sim_start_replay(int rank, int size, struct vaced_target *t, const char *path,

@@ -57,10 +57,9 @@ static inline unsigned vaced_sim_unmodelled(void)
 int vaced_sim_start_replay(int rank, int size, struct vaced_target *t, const char *path,
                            int oversubscribed);
 /* Loads target `spec` (a path or a name, as $VACED_TARGET) for `size`
- * ranks: its file into path, the hash of its text (a record names the
- * target so).  0, or -1 with the reason in err. */
+ * ranks, its file's path into path.  0, or -1 with the reason in err. */
 int vaced_sim_load_target(const char *spec, int size, char *path, size_t pathlen,
-                          struct vaced_target **t, uint64_t *hash, char *err, size_t len);
+                          struct vaced_target **t, char *err, size_t len);
 /* Frees a replayed rank's state, but not the shared target. */
 void vaced_sim_release(void);
 
