@@ -1302,20 +1302,38 @@ def test_cold_starts(exe):
 
 
 def read_trace(path):
-    """A VACED_TRACE file: [(kind, start_s, end_s)], or None if unreadable."""
+    """A VACED_TRACE file's spans: [(kind, start_s, end_s)] (its message lines
+    left out), or None if unreadable."""
     try:
         with open(path) as f:
             lines = f.read().splitlines()
         if not lines or lines[0] != "kind,start_s,end_s":
             return None
-        return [(k, float(a), float(b)) for k, a, b in (ln.split(",") for ln in lines[1:])]
+        return [(k, float(a), float(b)) for k, a, b in
+                (ln.split(",") for ln in lines[1:] if ln.split(",")[0] in ("compute", "mpi", "poll"))]
     except (OSError, ValueError):
         return None
 
 
+def read_trace_messages(d, ranks):
+    """The message lines of a run's traces: {(sender, receiver, seq): (bytes, t)}
+    for the sends and for the receives."""
+    sends, recvs = {}, {}
+    for r in range(ranks):
+        with open(os.path.join(d, f"vaced-trace.{r}.csv")) as f:
+            for ln in f.read().splitlines()[1:]:
+                kind, *v = ln.split(",")
+                if kind == "send":
+                    sends[(r, int(v[0]), int(v[1]))] = (int(v[2]), float(v[3]))
+                elif kind == "recv":
+                    recvs[(int(v[0]), r, int(v[1]))] = (int(v[2]), float(v[3]))
+    return sends, recvs
+
+
 def test_trace(exe):
     """VACED_TRACE: every rank's spans tile its prediction, and the compute and poll
-    spans add up to its compute time (collectives.c polls MPI_Iallreduce with MPI_Test)."""
+    spans add up to its compute time (collectives.c polls MPI_Iallreduce with MPI_Test);
+    its messages pair up."""
     with tempfile.TemporaryDirectory() as d:
         path = os.path.join(d, "pred.json")
         rc, out, err = run(4, [exe], env_extra={"VACED_TRACE": d, "VACED_JSON": path, "VACED_QUIET": "all"})
@@ -1339,6 +1357,13 @@ def test_trace(exe):
             check(f"rank {r['rank']}: compute and poll spans add up to its compute time",
                   abs(summed - r["compute_s"]) < 1e-9 * len(spans), f"{summed:.12f} s vs {r['compute_s']:.12f} s")
         check("the trace has compute, mpi and poll spans", kinds == {"compute", "mpi", "poll"}, str(kinds))
+        sends, recvs = read_trace_messages(d, len(doc["per_rank"]))
+        late = [k for k in sends.keys() & recvs.keys()
+                if sends[k][0] != recvs[k][0] or recvs[k][1] < sends[k][1]]
+        check(f"the trace's {len(sends)} sends and {len(recvs)} receives pair up (same sizes, "
+              "each received no earlier than sent)",
+              sends and sends.keys() == recvs.keys() and not late,
+              f"unpaired {sorted(sends.keys() ^ recvs.keys())[:4]}, mismatched {late[:4]}")
 
     bad = "/nonexistent-dir"
     rc, out, err = run(2, [exe], env_extra={"VACED_TRACE": bad})

@@ -10,6 +10,7 @@
 #include "network/send.h"
 #include "progress/peers.h"
 #include "record/record.h"
+#include "report/trace.h"
 #include "sim/rank_state.h"
 
 struct send_state {
@@ -97,6 +98,7 @@ static vaced_time_t packet_sent(int peer, enum vaced_pkt_kind kind, uint64_t byt
     if (!vaced_running)
         return ta;
     vaced_peers_sent(peer, kind);
+    vaced_trace_sent(peer, kind, bytes, vaced_handling() ? vaced_handling_ts() : vaced_clock_tv());
     switch (kind) {
     case VACED_PKT_EAGER:
     case VACED_PKT_EAGER_SYNC:

@@ -6,6 +6,7 @@
 #include "progress/progress.h"
 #include "record/record.h"
 #include "progress/peers.h"
+#include "report/trace.h"
 
 vaced_time_t vaced_handle_time(vaced_time_t cur, vaced_time_t ta, vaced_time_t work)
 {
@@ -77,6 +78,7 @@ vaced_time_t vaced_packet_received(int peer, enum vaced_pkt_kind kind, uint64_t 
     vaced_time_t handled = ta ? *ta : VACED_TIME_UNSET;
     if (vaced_running) {
         vaced_peers_received(peer, kind);
+        vaced_trace_received(peer, kind, bytes);
         if (kind == VACED_PKT_RNDV_DATA && ta && peer >= 0)
             *ta = rndv_data_arrival(peer, bytes, *ta);
         handled = vaced_handle_begin(ta ? *ta : VACED_TIME_UNSET);

@@ -4,6 +4,7 @@
 #include "network/send.h"
 #include "progress/progress.h"
 #include "record/record.h"
+#include "report/trace.h"
 
 /* Each event below is logged when MPICH calls it (record.h); the model's
  * own calls are not. */
@@ -13,6 +14,7 @@ void vaced_msg_init(struct vaced_msg *m)
     m->ta = m->done = m->posted = VACED_TIME_UNSET;
     m->data_in = 0;
     vaced_rec_msg_init(m);
+    vaced_trace_init(m);
 }
 
 void vaced_msg_complete_by(struct vaced_msg *m, vaced_time_t t)
@@ -25,6 +27,7 @@ void vaced_msg_complete_by(struct vaced_msg *m, vaced_time_t t)
     vaced_rec_leave();
     if (t > m->done)
         m->done = t;
+    vaced_trace_complete_by(m);
 }
 
 void vaced_msg_arrived(struct vaced_msg *m, enum vaced_pkt_kind kind, vaced_time_t ta,
@@ -38,6 +41,7 @@ void vaced_msg_arrived(struct vaced_msg *m, enum vaced_pkt_kind kind, vaced_time
         vaced_rec_u(bytes);
     }
     vaced_rec_leave();
+    vaced_trace_arrived(m, kind, bytes);
     m->ta = ta;
     if (kind == VACED_PKT_RNDV_DATA)
         m->data_in = 1;
@@ -81,7 +85,9 @@ void vaced_msg_found(struct vaced_msg *m, const struct vaced_msg *from,
         vaced_rec_u(bytes);
         vaced_rec_u(blocking != 0);
     }
+    vaced_trace_given(m, from);
     found(m, from, kind, complete, bytes, blocking);
+    vaced_trace_done(m, bytes, m->done);
     vaced_rec_leave();
 }
 
@@ -115,6 +121,7 @@ vaced_time_t vaced_msg_done(const struct vaced_msg *m, uint64_t bytes)
     vaced_rec_leave();
     vaced_time_t done = handled_later(m) ? vaced_recv_done(m->ta, bytes) : m->done;
     vaced_rec_note_done(m, bytes, done);
+    vaced_trace_done(m, bytes, done);
     return done;
 }
 
@@ -144,6 +151,7 @@ void vaced_msg_report(struct vaced_msg *m, uint64_t bytes)
         m->done = vaced_wait_complete_recv(m->ta, bytes);
     else
         vaced_wait_complete(m->done);
+    vaced_trace_report(m, bytes, m->done);
     vaced_rec_leave();
 }
 

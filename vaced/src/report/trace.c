@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "sim/rank_state.h"
+#include "sim/sim.h"
 
 static struct vaced_trace trace_live;
 struct vaced_trace *vaced_trace_st = &trace_live;
@@ -31,6 +32,7 @@ int vaced_trace_open(int rank)
     /* A large buffer: a line per MPI call must not cost a write(2) each. */
     setvbuf(tr->file, NULL, _IOFBF, 1 << 20);
     fputs("kind,start_s,end_s\n", tr->file);
+    vaced_trace_msgs_start(vaced_sim_size());
     return 0;
 }
 
@@ -40,6 +42,7 @@ void vaced_trace_close(int rank)
 
     if (!tr->file)
         return;
+    vaced_trace_msgs_end();
     int bad = ferror(tr->file);
     if (fclose(tr->file) != 0 || bad)
         fprintf(stderr, "vaced: rank %d: writing trace '%s' failed; it is incomplete\n", rank,
