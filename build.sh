@@ -20,7 +20,7 @@ JOBS=${JOBS:-$(nproc)}
 CONFIGURE_ARGS=(--with-device=ch3:sock --enable-fortran=all --disable-romio --disable-doc --disable-static
                 --enable-fast=O2 FFLAGS=-fallow-argument-mismatch FCFLAGS=-fallow-argument-mismatch)
 PACKAGES=(build-essential gfortran libpfm4-dev libhwloc-dev patch xz-utils dpkg-dev rsync
-          python3 procps)
+          python3 procps python3-otf2 otf2-tools python3-matplotlib)
 
 export DEBIAN_FRONTEND=noninteractive
 
