@@ -10,7 +10,7 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=$ROOT/build
-TEST_PACKAGES=(libmpich-dev python3 iproute2 util-linux procps perl make xz-utils libsimgrid-dev)
+TEST_PACKAGES=(libmpich-dev python3 iproute2 util-linux procps perl make xz-utils libsimgrid-dev chromium)
 passed=0
 failed=0
 failures=$(mktemp)
@@ -42,7 +42,7 @@ suite() {
 
 # Debian's mpicc (for the relinking test) and python3 for the MPI driver;
 # perl, make and xz-utils for MPICH's own test suite (its runtests is perl);
-# SimGrid's SMPI for the export to SimGrid.
+# SimGrid's SMPI for the export to SimGrid; Chromium to look at the report.
 install_test_packages() {
     local missing=()
     for p in "${TEST_PACKAGES[@]}"; do
@@ -94,6 +94,8 @@ if [ "${1:-all}" != unit ]; then
         # a record's files truncated, corrupted, missing or foreign: vaced replay refuses them
         suite "vaced replay on bad records" python3 "$ROOT/tests/tools/test_record_input.py" "$ROOT"
         suite "vaced sweep: replays of a record over targets" python3 "$ROOT/tests/tools/test_sweep.py" "$ROOT"
+        suite "vaced otf2: traces of real programs as OTF2, read back" python3 "$ROOT/tests/tools/test_otf2.py" "$ROOT"
+        suite "vaced report: the page in headless Chromium" python3 "$ROOT/tests/tools/test_html_report.py" "$ROOT"
         suite "the export to SimGrid, and SMPI on it" python3 "$ROOT/tests/tools/test_export_simgrid.py" "$ROOT"
         suite "calibration on this host" "$ROOT/tests/tools/test_calibrate_local.sh" "$ROOT"
         suite "one binary for both builds (bench/lib/apps.sh)" "$ROOT/tests/tools/test_apps_lib.sh" "$ROOT"
