@@ -101,8 +101,8 @@ static struct vaced_trace_open_msg *insert(struct vaced_trace *tr, const struct 
 static void write_line(struct vaced_trace *tr, const char *kind, int peer, uint32_t seq,
                        uint64_t bytes, vaced_time_t t)
 {
-    fprintf(tr->file, "%s,%d,%u,%llu,%.12f\n", kind, peer, seq, (unsigned long long)bytes,
-            vaced_time_to_s(t));
+    fprintf(tr->file, "%s,%d,%u,%llu,%lld.%012lld\n", kind, peer, seq, (unsigned long long)bytes,
+            VACED_TRACE_S(t));
 }
 
 /* A receive whose completion is known but that no wait reported (a
