@@ -18,24 +18,19 @@
 #include "replay/replay.h"
 #include "replay/replay_impl.h"
 
-/* Where the recorded execution could have gone otherwise on this target. */
-enum divergence { DIV_TEST, DIV_PARK, DIV_PROTOCOL, DIV_WILDCARD, DIV_FIRST, DIV_RAW, DIV_COUNT };
 static const char *const div_name[DIV_COUNT] = {
-    "test", "park", "protocol", "wildcard", "waitany", "raw-time" };
+    "test", "park", "protocol", "protocol-order", "wildcard", "waitany", "raw-time" };
 static const char *const div_what[DIV_COUNT] = {
     "a test or probe answers otherwise on this target (a polling loop may run another number of times)",
     "a rendezvous answer is parked otherwise on this target",
-    "a message changes between eager and rendezvous on this target; it is re-timed with the recorded protocol",
+    "a message goes by rendezvous on the record and eager on this target, or is a synchronous send's "
+    "that changes protocol; it is re-timed with the recorded protocol",
+    "a rendezvous packet of a message eager on the record is handled before packets sent ahead of it "
+    "on its connection",
     "a wildcard receive would match another sender's message first on this target",
     "MPI_Waitany or MPI_Waitsome would complete another request first on this target",
     "a target time MPICH computed itself (a collective schedule) is replayed as recorded",
 };
-
-/* CH3 sends a message eager when its payload and the eager packet's
- * header (sizeof(MPIDI_CH3_Pkt_eager_send_t) with the target-time field,
- * in MPICH 4.0.2) fit the eager threshold; tests/mpi/test_replay.py
- * checks it against MPICH. */
-#define VACED_EAGER_HEADER 40
 
 static struct {
     struct rank_run *ranks;
@@ -55,19 +50,44 @@ static struct {
     int failed;
 } rp;
 
-static int failf(const char *fmt, ...)
+static int vfailf(const char *fmt, va_list ap)
 {
-    va_list ap;
     if (rp.failed)
         return -1;
-    va_start(ap, fmt);
     vsnprintf(rp.err, rp.errlen, fmt, ap);
-    va_end(ap);
     rp.failed = 1;
     return -1;
 }
 
-static void diverged(enum divergence d, size_t offset)
+static int failf(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfailf(fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+int vaced_replay_fail(const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    vfailf(fmt, ap);
+    va_end(ap);
+    return -1;
+}
+
+struct rank_run *vaced_replay_rank(int i)
+{
+    return &rp.ranks[i];
+}
+
+int vaced_replay_size(void)
+{
+    return rp.size;
+}
+
+void vaced_replay_diverged(enum divergence d, size_t offset)
 {
     if (rp.div_count[d]++ == 0) {
         rp.div_rank[d] = (int)(rp.cur - rp.ranks);
@@ -97,24 +117,31 @@ static void wake_blocked_on(int from)
             make_runnable(i);
 }
 
-static int push_stamp(int from, int to, vaced_time_t ta)
+void vaced_replay_wake(int to, int from)
+{
+    if (rp.ranks[to].blocked_on == from)
+        make_runnable(to);
+}
+
+int vaced_replay_push_stamp(int from, int to, vaced_time_t ta, int32_t conv)
 {
     struct stamps *q = &rp.ranks[to].in[from];
     if (q->count == q->cap) {
         uint32_t cap = q->cap ? 2 * q->cap : 8;
-        vaced_time_t *ta2 = malloc(cap * sizeof *ta2);
-        if (!ta2)
+        struct stamp *s2 = malloc(cap * sizeof *s2);
+        if (!s2)
             return failf("out of memory for packets in flight");
         for (uint32_t i = 0; i < q->count; i++)
-            ta2[i] = q->ta[(q->head + i) % q->cap];
-        free(q->ta);
-        q->ta = ta2;
+            s2[i] = q->s[(q->head + i) % q->cap];
+        free(q->s);
+        q->s = s2;
         q->cap = cap;
         q->head = 0;
     }
-    q->ta[(q->head + q->count++) % q->cap] = ta;
-    if (rp.ranks[to].blocked_on == from)
-        make_runnable(to);
+    q->s[(q->head + q->count++) % q->cap] = (struct stamp){ ta, conv };
+    q->pushed++;
+    /* an RTS its progress may read ahead, wherever the rank waits */
+    vaced_replay_wake(to, conv >= 0 && rp.ranks[to].blocked_on >= 0 ? rp.ranks[to].blocked_on : from);
     return 0;
 }
 
@@ -131,15 +158,17 @@ static int needs_packet(struct rank_run *r, const struct vaced_log_event *e)
     return e->op == VACED_OP_PKT_RECV && e->flag && e->peer >= 0 && !stamp_ready(r, e->peer);
 }
 
-static vaced_time_t pop_stamp(struct rank_run *r, int from)
+static vaced_time_t pop_stamp(struct rank_run *r, int from, int32_t *conv)
 {
     struct stamps *q = &r->in[from];
     if (q->count == 0)
         return VACED_TIME_UNSET;
-    vaced_time_t ta = q->ta[q->head];
+    struct stamp s = q->s[q->head];
     q->head = (q->head + 1) % q->cap;
     q->count--;
-    return ta;
+    q->popped++;
+    *conv = s.conv;
+    return s.ta;
 }
 
 /* --- The model's inputs ------------------------------------------------ */
@@ -155,7 +184,7 @@ static vaced_time_t eval(struct rank_run *r, const struct vaced_log_event *e)
     switch (t->src) {
         case VACED_SRC_RAW:
             if (!rp.same_target)
-                diverged(DIV_RAW, e->offset);
+                vaced_replay_diverged(DIV_RAW, e->offset);
             return t->t;
         case VACED_SRC_SENT_TA: return r->sent_ta;
         case VACED_SRC_SENT_TR: return r->sent_tr;
@@ -226,9 +255,13 @@ static int run_block(struct rank_run *r, size_t *pos, size_t end)
     return rp.failed ? -1 : 0;
 }
 
-static void fire(void *arg)
+void vaced_replay_fire(void *arg)
 {
     struct rank_run *r = rp.cur;
+    if ((uintptr_t)arg & VACED_CONV_FIRE) {
+        vaced_conv_fire(r, (uintptr_t)arg);
+        return;
+    }
     uint32_t id = (uint32_t)(uintptr_t)arg;
     if (id == 0 || id > r->nfires || !r->fires[id - 1].at) {
         failf("%s: offset %zu: the model fired parked response %u, which the record never fired",
@@ -250,7 +283,7 @@ static void fire(void *arg)
     }
     int in_place = b->at == *r->cursor;
     if (!in_place)              /* the model fires it elsewhere than the record has it */
-        diverged(DIV_PARK, b->at);
+        vaced_replay_diverged(DIV_PARK, b->at);
     run_block(r, &pos, b->end);
     if (in_place)
         *r->cursor = b->end;
@@ -336,13 +369,14 @@ static void check_pending_firsts(void)
         size_t pos = rp.pending[k].offset;
         if (vaced_log_next(&r->log, &pos, &e, why, sizeof why) == 1 && first_other_later(r, &e)) {
             rp.cur = r;
-            diverged(DIV_FIRST, e.offset);
+            vaced_replay_diverged(DIV_FIRST, e.offset);
         }
     }
 }
 
 /* Whether a message's DATA would go by the other protocol on this target
- * (a ready send, eager whatever its size, never does). */
+ * (a ready send, eager whatever its size, never does), where protocol.c
+ * does not re-time it so. */
 static int protocol_changes(const struct rank_run *r, const struct vaced_log_event *e)
 {
     int eager = e->kind == VACED_PKT_EAGER || e->kind == VACED_PKT_EAGER_SYNC;
@@ -370,24 +404,33 @@ static int defer_first(struct rank_run *r, const struct vaced_log_event *e)
 static int execute(struct rank_run *r, const struct vaced_log_event *e)
 {
     vaced_time_t t, tr;
+    if (r->cv && vaced_conv_event(r, e))
+        return rp.failed ? -1 : 0;
     switch (e->op) {
         case VACED_OP_BEGIN: vaced_activity_begin(); break;
         case VACED_OP_END_ACT: vaced_activity_end(); break;
         case VACED_OP_SLEEP: vaced_clock_sleep((vaced_time_t)e->value); break;
         case VACED_OP_PKT_SENT:
             if (protocol_changes(r, e))
-                diverged(DIV_PROTOCOL, e->offset);
+                vaced_replay_diverged(DIV_PROTOCOL, e->offset);
             t = vaced_packet_sent(e->peer, e->kind, e->bytes, &tr);
             r->sent_ta = t;
             r->sent_tr = tr;
             if (stamped(e->kind) && e->peer >= 0)
-                return push_stamp((int)(r - rp.ranks), e->peer, t);
+                return vaced_replay_push_stamp((int)(r - rp.ranks), e->peer, t, -1);
             break;
-        case VACED_OP_PKT_RECV:
-            t = e->flag && e->peer >= 0 ? pop_stamp(r, e->peer) : VACED_TIME_UNSET;
-            r->handled = vaced_packet_received(e->peer, e->kind, e->bytes, e->flag ? &t : NULL);
+        case VACED_OP_PKT_RECV: {
+            int32_t conv = -1;
+            t = e->flag && e->peer >= 0 ? pop_stamp(r, e->peer, &conv) : VACED_TIME_UNSET;
+            if (conv >= 0)      /* eager on the record, an RTS here (protocol.c) */
+                r->handled = vaced_packet_received(e->peer, VACED_PKT_RTS, 0, &t);
+            else
+                r->handled = vaced_packet_received(e->peer, e->kind, e->bytes, e->flag ? &t : NULL);
             r->recv_ta = t;
+            if (r->cv)
+                vaced_conv_read(r, e, conv);
             break;
+        }
         case VACED_OP_HANDLE_BEGIN: vaced_handle_begin(eval(r, e)); break;
         case VACED_OP_HANDLE_END: vaced_handle_end(); break;
         case VACED_OP_RESPOND_END: vaced_respond_end(); break;
@@ -407,21 +450,21 @@ static int execute(struct rank_run *r, const struct vaced_log_event *e)
             break;
         case VACED_OP_COMPLETE_NOW:
             if (vaced_msg_complete_now(msg(r, e->msg), e->bytes) != e->flag2)
-                diverged(DIV_TEST, e->offset);
+                vaced_replay_diverged(DIV_TEST, e->offset);
             break;
         case VACED_OP_REPORT: vaced_msg_report(msg(r, e->msg), e->bytes); break;
         case VACED_OP_PARKS:
             if (vaced_parks(eval(r, e), e->flag) != e->flag2)
-                diverged(DIV_PARK, e->offset);
+                vaced_replay_diverged(DIV_PARK, e->offset);
             break;
         case VACED_OP_DEFER:
-            vaced_defer(e->peer, eval(r, e), fire, (void *)(uintptr_t)++r->defers);
+            vaced_defer(e->peer, eval(r, e), vaced_replay_fire, (void *)(uintptr_t)++r->defers);
             break;
         case VACED_OP_FIRE_BEGIN: {
             struct fire_block *b = &r->fires[e->value - 1];
             *r->cursor = b->end;        /* fired already, or the model fires it later */
             if (!b->fired)
-                diverged(DIV_PARK, e->offset);
+                vaced_replay_diverged(DIV_PARK, e->offset);
             break;
         }
         case VACED_OP_POLL: vaced_poll(); break;
@@ -433,14 +476,14 @@ static int execute(struct rank_run *r, const struct vaced_log_event *e)
         case VACED_OP_UNMODELLED: vaced_unmodelled((enum vaced_unmodelled)e->value, "the recorded run"); break;
         case VACED_OP_PICK:
             if (e->from && picks_other(r, e))
-                diverged(DIV_WILDCARD, e->offset);
+                vaced_replay_diverged(DIV_WILDCARD, e->offset);
             break;
         case VACED_OP_DONE: vaced_msg_done(msg(r, e->msg), e->bytes); break;
         case VACED_OP_FIRST:
             if (e->from) {
                 int other = first_other(r, e);
                 if (other > 0)
-                    diverged(DIV_FIRST, e->offset);
+                    vaced_replay_diverged(DIV_FIRST, e->offset);
                 else if (other < 0)
                     return defer_first(r, e);
             }
@@ -454,6 +497,8 @@ static int execute(struct rank_run *r, const struct vaced_log_event *e)
         default:
             return failf("%s: offset %zu: event %d out of place", r->log.path, e->offset, e->op);
     }
+    if (r->cv)
+        vaced_conv_after(r, e);
     return rp.failed ? -1 : 0;
 }
 
@@ -471,12 +516,26 @@ static int run_rank(struct rank_run *r)
             return failf("%s", why);
         if (got == 0)
             return failf("%s: offset %zu: the record ends before MPI_Finalize", r->log.path, r->pos);
+        r->cursor = &r->pos;
+        if (r->cv) {
+            int ready = vaced_conv_ready(r, &e);
+            if (ready <= 0) {
+                r->pos = at;
+                return ready;
+            }
+            if (ready == 2)
+                continue;
+            struct vaced_log_event put_off;
+            while (!rp.failed && vaced_conv_postponed(r, &put_off))
+                execute(r, &put_off);
+        }
         if (needs_packet(r, &e)) {
             r->pos = at;
+            if (r->cv && vaced_conv_progress(r, e.offset) < 0)
+                return -1;
             r->blocked_on = e.peer;
             return 0;
         }
-        r->cursor = &r->pos;
         execute(r, &e);
     }
     return rp.failed ? -1 : 0;
@@ -497,7 +556,7 @@ static int unstall(void)
         vaced_rank_state_bind(r->state);
         r->cursor = &r->pos;
         if (vaced_fire_deferred(INT64_MAX))
-            diverged(DIV_PARK, r->pos);
+            vaced_replay_diverged(DIV_PARK, r->pos);
     }
     return rp.runq_count > 0;
 }
@@ -541,6 +600,10 @@ int vaced_replay_run(const char *dir, const char *target, unsigned long long *ev
     }
     rp.same_target = vaced_record_target_hash(path) == rp.ranks[0].log.target_hash;
     rp.eager_threshold = vaced_target_eager_threshold(t);
+    if (vaced_conv_start(rp.ranks, rp.size, rp.eager_threshold)) {
+        failf("out of memory for protocol changes");
+        goto out;
+    }
     vaced_clock_input = &replay_input;
     for (int i = 0; i < rp.size; i++) {
         struct rank_run *r = &rp.ranks[i];
@@ -561,6 +624,16 @@ int vaced_replay_run(const char *dir, const char *target, unsigned long long *ev
         if (run_rank(&rp.ranks[i]) == 0 && rp.ranks[i].done)
             finished++;
     }
+    if (getenv("VACED_CONV_DEBUG") && !rp.failed && finished < rp.size)
+        for (int i = 0; i < rp.size; i++) {
+            struct rank_run *r = &rp.ranks[i];
+            if (r->done) continue;
+            fprintf(stderr, "STALL rank %d pos %zu blocked_on %d:", i, r->pos, r->blocked_on);
+            for (int j = 0; j < rp.size; j++)
+                if (r->in[j].count)
+                    fprintf(stderr, " in[%d]=%u(head conv %d)", j, r->in[j].count, r->in[j].s[r->in[j].head].conv);
+            fprintf(stderr, "\n");
+        }
     if (!rp.failed && finished < rp.size) {
         for (int i = 0; i < rp.size; i++)
             if (!rp.ranks[i].done) {
@@ -593,6 +666,7 @@ out:
         *events += rp.ranks[i].log.events;
     vaced_clock_input = NULL;
     vaced_running = 0;
+    vaced_conv_free(rp.ranks, rp.size);
     vaced_replay_unload(rp.ranks, rp.size);
     free(rp.runq);
     free(rp.pending);

@@ -9,10 +9,16 @@
 #include "replay/log_reader.h"
 
 /* The stamps of the packets one rank sent another and the other has not
- * read yet, in order. */
+ * read yet, in order; each names the protocol change it starts, if any
+ * (protocol.c: -1 none). */
+struct stamp {
+    vaced_time_t ta;
+    int32_t conv;
+};
 struct stamps {
-    vaced_time_t *ta;
+    struct stamp *s;
     uint32_t head, count, cap;
+    uint64_t pushed, popped;    /* over the whole replay */
 };
 
 struct fire_block {
@@ -37,6 +43,7 @@ struct rank_run {
     int started;                /* its model state was started */
     int done;
     vaced_time_t sent_ta, sent_tr, handled, recv_ta;
+    struct conv_rank *cv;       /* protocol.c's; NULL: no message changes protocol */
     double out[VACED_SUMMARY_LEN];
 };
 
@@ -48,5 +55,57 @@ struct rank_run {
 int vaced_replay_load(const char *dir, struct rank_run **ranks, int *size, char *err, size_t len);
 /* Frees them, each rank's model state with it (not the shared target). */
 void vaced_replay_unload(struct rank_run *ranks, int size);
+
+/* CH3 sends a message eager when its payload and the eager packet's
+ * header (sizeof(MPIDI_CH3_Pkt_eager_send_t) with the target-time field,
+ * in MPICH 4.0.2) fit the eager threshold; tests/mpi/test_replay.py
+ * checks it against MPICH. */
+#define VACED_EAGER_HEADER 40
+
+/* --- replay.c's, for protocol.c --- */
+
+/* Where the recorded execution could have gone otherwise on this target. */
+enum divergence { DIV_TEST, DIV_PARK, DIV_PROTOCOL, DIV_ORDER, DIV_WILDCARD, DIV_FIRST, DIV_RAW,
+                  DIV_COUNT };
+void vaced_replay_diverged(enum divergence d, size_t offset);
+int vaced_replay_fail(const char *fmt, ...);
+/* Queues a packet's stamp from rank `from` to rank `to`. */
+int vaced_replay_push_stamp(int from, int to, vaced_time_t ta, int32_t conv);
+/* Rank `to` can go on if it waits for a packet from `from`. */
+void vaced_replay_wake(int to, int from);
+/* The model fires a parked response (vaced_defer's fire). */
+void vaced_replay_fire(void *arg);
+struct rank_run *vaced_replay_rank(int i);
+int vaced_replay_size(void);
+
+/* --- protocol.c: messages eager on the record and rendezvous here --- */
+
+/* Prepares the ranks for it when the target's eager threshold is below
+ * the record's; 0, or -1 (out of memory). */
+int vaced_conv_start(struct rank_run *ranks, int size, uint64_t threshold);
+void vaced_conv_free(struct rank_run *ranks, int size);
+/* The recorded event about to run, on a rank whose record a protocol
+ * change touches: runs it the rendezvous way and returns 1, or returns 0
+ * to let replay.c run it as recorded. */
+int vaced_conv_event(struct rank_run *r, const struct vaced_log_event *e);
+/* A recorded packet read: conv, the conversion whose RTS it is, or -1. */
+int vaced_conv_read(struct rank_run *r, const struct vaced_log_event *e, int32_t conv);
+/* After replay.c ran event e (a progress point, an activity's end). */
+void vaced_conv_after(struct rank_run *r, const struct vaced_log_event *e);
+/* Before event e: whether the rank must first wait for a rendezvous
+ * packet the record does not have; 1 it can go on (first running what
+ * vaced_conv_postponed gives), 2 e is put off to its wait's end, 0 it is
+ * blocked (r->blocked_on set), -1 failed. */
+int vaced_conv_ready(struct rank_run *r, const struct vaced_log_event *e);
+/* A rank about to block for a recorded packet: handles the packets the
+ * record does not have that have come, and reads the RTS at the head of
+ * its connections whose receive is posted, as MPICH's progress would
+ * (their recorded reads come later).  0, or -1 failed. */
+int vaced_conv_progress(struct rank_run *r, size_t offset);
+/* The next event put off to the wait that ends now: 1, or 0 none left. */
+int vaced_conv_postponed(struct rank_run *r, struct vaced_log_event *e);
+/* A synthesized parked response (vaced_replay_fire's argument). */
+int vaced_conv_fire(struct rank_run *r, uintptr_t arg);
+#define VACED_CONV_FIRE ((uintptr_t)1 << 31)
 
 #endif

@@ -162,7 +162,7 @@ void vaced_replay_unload(struct rank_run *ranks, int size)
         }
         vaced_log_close(&r->log);
         for (int j = 0; r->in && j < size; j++)
-            free(r->in[j].ta);
+            free(r->in[j].s);
         free(r->in);
         free(r->msgs);
         free(r->fires);
