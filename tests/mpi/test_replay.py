@@ -8,11 +8,15 @@
    and x2; latency x0.5 and x4), the replay agrees within 1 % with a live
    run on that target whose compute segments are the record's
    (VACED_COMPUTE_FROM), so that the two differ by the model alone.
-3. Where the target could change the recorded execution the replay says
+3. A message eager on the record and rendezvous on the target is
+   re-timed the rendezvous way: the replay agrees with the live run on
+   that target (is, cg, ft at 16 ranks with an 8 KiB threshold; blocking,
+   nonblocking and unexpected messages at 1 KiB) and flags nothing.
+4. Where the target could change the recorded execution the replay says
    so: a wildcard race and a Waitany race (tests/mpi/race.c), a polling
-   loop, a message that changes protocol; its error against the live run
-   is printed.
-4. CH3's eager header, which the replay's protocol check assumes, is the
+   loop, a program that relies on eager buffering; its error against the
+   live run is printed.
+5. CH3's eager header, which the replay's protocol check assumes, is the
    one MPICH uses; the front end records and replays.
 
     python3 tests/mpi/test_replay.py [ROOT]
@@ -112,7 +116,8 @@ def build(tmp):
     subprocess.run(["make", "-s", "-C", os.path.join(ROOT, "tests", "apps"), "PREFIX=" + os.path.join(ROOT, "install", "vaced"),
                     "OUT=" + os.path.join(tmp, "apps")], check=True, capture_output=True)
     exes = {}
-    for name in ("ring", "exchange", "collectives", "nbcoll", "window", "adversarial", "race", "pingpong"):
+    for name in ("ring", "exchange", "collectives", "nbcoll", "window", "adversarial", "race", "pingpong",
+                 "sendsend"):
         exe = os.path.join(tmp, name)
         subprocess.run([os.path.join(BIN, "mpicc"), "-O2", "-o", exe,
                         os.path.join(ROOT, "tests", "mpi", name + ".c"), "-lm"], check=True, capture_output=True)
@@ -151,6 +156,21 @@ def other_targets(tmp, rec, np, argv, targets, tol=0.01):
         check(f"  on {os.path.basename(t)}: replay within {tol:.0%} of the live run",
               abs(diff) <= tol, f"live {data['prediction_s']:.6f} s, replay {rdata['prediction_s']:.6f} s, "
               f"{diff:+.3%}; flags {flags(rerr) or 'none'}")
+
+
+def protocol_change(rec, np, argv, target, tol):
+    """Replay rec on target, whose eager threshold turns recorded eager
+    messages rendezvous, against a live run there with rec's compute."""
+    rc, data, _, err = live(np, argv, target, compute_from=rec)
+    rrc, rdata, rerr = replay(rec, target)
+    if not check(f"  {os.path.basename(argv[0])} on {os.path.basename(target)}: live and replay both predict",
+                 rc == 0 and data and rrc == 0 and rdata, last(err + rerr)):
+        return
+    worst = max(abs(b - a) / a for a, b in zip(ranks(data), ranks(rdata)))
+    check(f"  {os.path.basename(argv[0])} on {os.path.basename(target)}: every rank within {tol:.2%} of the "
+          f"live run, nothing flagged", worst <= tol and not flags(rerr),
+          f"worst rank {worst:.4%}, prediction live {data['prediction_s']:.9f} s, replay "
+          f"{rdata['prediction_s']:.9f} s; flags {flags(rerr) or 'none'}")
 
 
 def main():
@@ -232,10 +252,23 @@ def main():
         if data2 and rdata:
             print(f"  (its error against the live run: "
                   f"{(rdata['prediction_s'] - data2['prediction_s']) / data2['prediction_s']:+.3%})")
+        print("== messages eager on the record and rendezvous on the target")
         eager8k = variant(tmp, "paper-16", "p16-eager-8k", eager_threshold="8 KiB")
-        rrc, rdata, rerr = replay(os.path.join(tmp, "rec2"), eager8k)     # is, 16 ranks
-        check("a record replayed with an 8 KiB eager threshold names the protocol change",
-              rrc == 0 and "protocol" in flags(rerr), last(rerr))
+        eager1k = variant(tmp, "paper-16", "p16-eager-1k", eager_threshold="1 KiB")
+        for n, app in ((2, "is"), (3, "cg"), (4, "ft")):       # same_target's records above
+            protocol_change(os.path.join(tmp, f"rec{n}"), 16, [os.path.join(apps, app), "S"], eager8k, 0.001)
+        for n, (np, argv) in enumerate(((2, ["pingpong", "4000", "20"]), (2, ["exchange", "plain", "wait", "4000", "5"]),
+                                        (2, ["ring", "3000", "4"]), (2, ["window", "waitall", "4000", "8", "3"]))):
+            rec = os.path.join(tmp, f"rec-rndv{n}")
+            rc, _, _, err = live(np, [exes[argv[0]]] + argv[1:], p16, record=rec)
+            if check(f"{' '.join(argv)}, {np} ranks: recorded on paper-16 (eager)", rc == 0, last(err)):
+                protocol_change(rec, np, [exes[argv[0]]] + argv[1:], eager1k, 0.0001)
+        rec = os.path.join(tmp, "rec-sendsend")
+        live(2, [exes["sendsend"], "4000"], p16, record=rec)
+        rrc, rdata, rerr = replay(rec, eager1k)
+        check("a program that relies on eager buffering (both send, then receive) replayed with "
+              "rendezvous messages: the recorded protocol, flagged", rrc == 0 and rdata and
+              "protocol" in flags(rerr) and rdata["approximate"], last(rerr))
 
         print("== CH3's eager header; the front end")
         rec = os.path.join(tmp, "rec-thr")

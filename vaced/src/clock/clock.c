@@ -82,21 +82,31 @@ static void measure_segment(struct vaced_clock *c, vaced_time_t *seg, double *co
 {
     if (vaced_clock_input) {
         vaced_clock_input->segment(seg, coldness);
-        return;
+    } else {
+        c->t2_ns = vaced_cputime_ns();     /* E*start: t2 = cpu(); tV += t2 - t1 */
+        int64_t wall = wall_if_needed(c);
+        *seg = segment_since(c, c->t1_ns, c->t2_ns);
+        *coldness = segment_coldness(c, c->t2_ns - c->t1_ns, wall);
+        c->call_wall_ns = wall;
+        c->call_cpu_ns = c->t2_ns;
     }
-    c->t2_ns = vaced_cputime_ns();     /* E*start: t2 = cpu(); tV += t2 - t1 */
-    int64_t wall = wall_if_needed(c);
-    *seg = segment_since(c, c->t1_ns, c->t2_ns);
-    *coldness = segment_coldness(c, c->t2_ns - c->t1_ns, wall);
-    c->call_wall_ns = wall;
-    c->call_cpu_ns = c->t2_ns;
-    if (vaced_recording) {
+    if (vaced_recording) {      /* a run taking another record's compute records it too */
         uint64_t bits;
         memcpy(&bits, coldness, sizeof bits);
         vaced_rec_op(VACED_OP_SEGMENT);
         vaced_rec_u((uint64_t)*seg);
         if (c->canary.head)
             vaced_rec_u(bits);
+    }
+}
+
+static void record_close(const struct vaced_clock *c, vaced_time_t charge, int cold)
+{
+    if (vaced_recording) {
+        vaced_rec_op(VACED_OP_CLOSE);
+        vaced_rec_u((uint64_t)charge);
+        if (c->oversubscribed)
+            vaced_rec_u((uint64_t)cold);
     }
 }
 
@@ -107,6 +117,7 @@ static void measure_close(struct vaced_clock *c, vaced_time_t *charge, int *cold
     *charge = 0;
     if (vaced_clock_input) {
         vaced_clock_input->close(charge, cold);
+        record_close(c, *charge, *cold);
         return;
     }
     if (c->canary.head)
@@ -122,12 +133,7 @@ static void measure_close(struct vaced_clock *c, vaced_time_t *charge, int *cold
         wall - c->call_wall_ns - (now - c->call_cpu_ns) > VACED_SLEPT_NS;
     c->t1_ns = now;             /* E*end: t1 = cpu() */
     c->wall_t1_ns = wall;
-    if (vaced_recording) {
-        vaced_rec_op(VACED_OP_CLOSE);
-        vaced_rec_u((uint64_t)*charge);
-        if (c->oversubscribed)
-            vaced_rec_u((uint64_t)*cold);
-    }
+    record_close(c, *charge, *cold);
 }
 
 /* The activity boundaries load the state pointer once: nothing rebinds it

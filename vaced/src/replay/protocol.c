@@ -11,9 +11,9 @@
  * A request waited for before its packet came waits for it, as MPICH's
  * wait does; a blocking send or receive that the eager protocol finished
  * at once gets the wait MPICH makes for the rendezvous one. */
-#include <stdio.h>
 #include <stdlib.h>
 #include "vaced.h"
+#include "clock/clock.h"
 #include "progress/progress.h"
 #include "replay/replay_impl.h"
 
@@ -141,8 +141,6 @@ static int push_syn(int from, int to, int kind, int32_t c, vaced_time_t ta)
 {
     struct rank_run *dst = vaced_replay_rank(to);
     struct syn_queue *q = &dst->cv->syn[from];
-    if (getenv("VACED_CONV_DEBUG"))
-        fprintf(stderr, "push %d->%d kind %d conv %d blocked_on %d\n", from, to, kind, c, dst->blocked_on);
     if (q->count == q->cap) {
         uint32_t cap = q->cap ? 2 * q->cap : 4;
         struct syn_pkt *p = malloc(cap * sizeof *p);
@@ -213,8 +211,6 @@ static int answer_rts(struct rank_run *r, int32_t i, vaced_time_t rts_ta, int at
     if (!vaced_parks(rts_ta, at_post))
         return send_cts(r, i);
     vaced_defer(cv.c[i].sender, rts_ta, vaced_replay_fire, fire_arg(i, 0));
-    if (getenv("VACED_CONV_DEBUG"))
-        fprintf(stderr, "rank %d parks cts conv %d at_post %d\n", self(r), i, at_post);
     return 0;
 }
 
@@ -280,6 +276,8 @@ static int read_ahead(struct rank_run *r);
 
 int vaced_conv_progress(struct rank_run *r, size_t offset)
 {
+    if (vaced_clock_st->depth == 0)
+        return 0;               /* no MPI call runs: no progress */
     take_all_due(r, offset);
     return read_ahead(r);
 }
@@ -401,8 +399,10 @@ int vaced_conv_event(struct rank_run *r, const struct vaced_log_event *e)
         case VACED_OP_PKT_SENT: return sent(r, e);
         case VACED_OP_COMPLETE_BY: return completed(r, e);
         case VACED_OP_PKT_RECV:
-            /* the connection's packets the record does not have, sent before this one */
-            if (e->flag && e->peer >= 0)
+            /* the connection's packets the record does not have, sent before
+             * this one; outside any MPI call (a packet read by the clock's own
+             * progress) they wait for the next progress point */
+            if (e->flag && e->peer >= 0 && vaced_clock_st->depth > 0)
                 while (take_syn(r, e->peer, 0, e->offset) == 1)
                     ;
             return 0;
@@ -411,6 +411,13 @@ int vaced_conv_event(struct rank_run *r, const struct vaced_log_event *e)
             r->cv->posted[e->msg] = 1;
             return 0;
         case VACED_OP_FOUND: return found(r, e);
+        case VACED_OP_COMPLETE_NOW:
+            /* MPICH's request is not complete before its rendezvous packet */
+            if (open_conv(r, e->msg) < 0)
+                return 0;
+            if (e->flag2)
+                vaced_replay_diverged(DIV_TEST, e->offset);
+            return 1;
         default: return 0;
     }
 }
@@ -519,8 +526,6 @@ static int read_rts_ahead(struct rank_run *r, int from)
         found = e[0].op == VACED_OP_PKT_RECV && e[0].peer == from && e[0].flag &&
                 !will_skip(&r->cv->ahead, e[0].offset);
     }
-    if (getenv("VACED_CONV_DEBUG"))
-        fprintf(stderr, "rank %d ahead from %d: found %d at %zu\n", self(r), from, found, found ? e[0].offset : 0);
     if (!found || vaced_log_next(&r->log, &pos, &e[1], why, sizeof why) != 1 ||
         vaced_log_next(&r->log, &pos, &e[2], why, sizeof why) != 1)
         return 0;
@@ -568,20 +573,20 @@ static int complete(struct rank_run *r, int32_t i, size_t offset)
             return -1;
         if (got)
             continue;
-        if (vaced_fire_deferred(INT64_MAX)) {
-            if (getenv("VACED_CONV_DEBUG"))
-                fprintf(stderr, "rank %d fired at %zu for conv %d\n", self(r), offset, i);
+        if (sending && c->cts_parked && vaced_fire_deferred(INT64_MAX))
             continue;
-        }
+        /* the wait's progress: what has come from the others, and the RTS
+         * they wait on an answer for */
+        uint32_t waiting = r->cv->syn_waiting;
+        take_all_due(r, offset);
+        if (r->cv->syn_waiting != waiting)
+            continue;
         got = read_ahead(r);
         if (got < 0)
             return -1;
         if (got)
             continue;
         r->blocked_on = peer;
-        if (getenv("VACED_CONV_DEBUG"))
-            fprintf(stderr, "rank %d blocks at %zu on conv %d (%d->%d, %llu B, sreq %u rreq %u sent %d in %d parked %d)\n",
-                    self(r), offset, i, c->sender, c->receiver, (unsigned long long)c->bytes, c->sreq, c->rreq, c->data_sent, c->data_in, c->cts_parked);
         return 0;
     }
     return 1;
@@ -624,12 +629,18 @@ int vaced_conv_ready(struct rank_run *r, const struct vaced_log_event *e)
             if (got <= 0)
                 return got;
         }
-        return 1;
+        return 3;
     }
     if (k->hold.conv < 0) {
         int32_t i = needed(r, e);
         if (i < 0)
             return 1;
+        if (vaced_clock_st->depth == 0) {
+            /* asked outside any MPI call (a schedule's callback): no
+             * progress runs there to bring the packet */
+            vaced_replay_diverged(DIV_ORDER, e->offset);
+            return 1;
+        }
         if (vaced_progress_st->waits.depth > 0)
             return postpone(&k->later, e);
         /* a request complete on the record is reported without a wait: here

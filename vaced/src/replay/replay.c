@@ -14,6 +14,7 @@
 #include "sim/rank_state.h"
 #include "progress/progress.h"
 #include "record/record.h"
+#include "report/report.h"
 #include "replay/log_reader.h"
 #include "replay/replay.h"
 #include "replay/replay_impl.h"
@@ -23,8 +24,9 @@ static const char *const div_name[DIV_COUNT] = {
 static const char *const div_what[DIV_COUNT] = {
     "a test or probe answers otherwise on this target (a polling loop may run another number of times)",
     "a rendezvous answer is parked otherwise on this target",
-    "a message goes by rendezvous on the record and eager on this target, or is a synchronous send's "
-    "that changes protocol; it is re-timed with the recorded protocol",
+    "a message changes protocol on this target where the replay does not follow the change "
+    "(rendezvous on the record and eager here, a synchronous send's, or where the record's order "
+    "of reads cannot follow the rendezvous packets); it is re-timed with the recorded protocol",
     "a rendezvous packet of a message eager on the record is handled before packets sent ahead of it "
     "on its connection",
     "a wildcard receive would match another sender's message first on this target",
@@ -526,7 +528,7 @@ static int run_rank(struct rank_run *r)
             if (ready == 2)
                 continue;
             struct vaced_log_event put_off;
-            while (!rp.failed && vaced_conv_postponed(r, &put_off))
+            while (ready == 3 && !rp.failed && vaced_conv_postponed(r, &put_off))
                 execute(r, &put_off);
         }
         if (needs_packet(r, &e)) {
@@ -577,14 +579,32 @@ static long report_divergences(void)
     return flagged;
 }
 
-int vaced_replay_run(const char *dir, const char *target, unsigned long long *events,
-                     char *err, size_t len)
+/* Prints the rank lines in rank order, as VACED_QUIET says (the ranks'
+ * own printing is held back: a replay that converts protocols may run
+ * twice). */
+static void print_rank_lines(const char *quiet)
+{
+    if (quiet && *quiet && strcmp(quiet, "0"))
+        return;
+    for (int i = 0; i < rp.size; i++) {
+        struct vaced_rank_summary s = { i, rp.ranks[i].out[0], rp.ranks[i].out[1],
+                                         rp.ranks[i].out[2] };
+        vaced_print_rank_line(stdout, &s, rp.size);
+    }
+}
+
+enum run_outcome { RUN_DONE, RUN_FAILED, RUN_STALLED_CONVERTING };
+
+static enum run_outcome run_once(const char *dir, const char *target, int convert,
+                                 const char *quiet, unsigned long long *events, char *err,
+                                 size_t len)
 {
     memset(&rp, 0, sizeof rp);
     rp.err = err;
     rp.errlen = len;
     struct vaced_target *t = NULL;
     char path[512], why[1024];
+    int stalled_converting = 0;
     if (vaced_replay_load(dir, &rp.ranks, &rp.size, err, len)) {
         rp.failed = 1;
         goto out;
@@ -600,7 +620,7 @@ int vaced_replay_run(const char *dir, const char *target, unsigned long long *ev
     }
     rp.same_target = vaced_record_target_hash(path) == rp.ranks[0].log.target_hash;
     rp.eager_threshold = vaced_target_eager_threshold(t);
-    if (vaced_conv_start(rp.ranks, rp.size, rp.eager_threshold)) {
+    if (convert && vaced_conv_start(rp.ranks, rp.size, rp.eager_threshold)) {
         failf("out of memory for protocol changes");
         goto out;
     }
@@ -624,16 +644,12 @@ int vaced_replay_run(const char *dir, const char *target, unsigned long long *ev
         if (run_rank(&rp.ranks[i]) == 0 && rp.ranks[i].done)
             finished++;
     }
-    if (getenv("VACED_CONV_DEBUG") && !rp.failed && finished < rp.size)
-        for (int i = 0; i < rp.size; i++) {
-            struct rank_run *r = &rp.ranks[i];
-            if (r->done) continue;
-            fprintf(stderr, "STALL rank %d pos %zu blocked_on %d:", i, r->pos, r->blocked_on);
-            for (int j = 0; j < rp.size; j++)
-                if (r->in[j].count)
-                    fprintf(stderr, " in[%d]=%u(head conv %d)", j, r->in[j].count, r->in[j].s[r->in[j].head].conv);
-            fprintf(stderr, "\n");
-        }
+    if (!rp.failed && finished < rp.size && rp.ranks[0].cv) {
+        /* the record's order of reads cannot follow the rendezvous
+         * packets: the recorded protocol, flagged, instead */
+        stalled_converting = 1;
+        goto out;
+    }
     if (!rp.failed && finished < rp.size) {
         for (int i = 0; i < rp.size; i++)
             if (!rp.ranks[i].done) {
@@ -652,6 +668,7 @@ int vaced_replay_run(const char *dir, const char *target, unsigned long long *ev
         for (int i = 0; i < rp.size; i++)
             memcpy(all + (size_t)i * VACED_SUMMARY_LEN, rp.ranks[i].out, sizeof rp.ranks[i].out);
         check_pending_firsts();
+        print_rank_lines(quiet);
         fflush(stdout);         /* the rank lines before the notes */
         if (report_divergences())
             all[3] = (double)((unsigned)all[3] | VACED_UNMODELLED_REPLAY);
@@ -671,5 +688,23 @@ out:
     free(rp.runq);
     free(rp.pending);
     vaced_target_free(t);
-    return rp.failed ? -1 : 0;
+    return stalled_converting ? RUN_STALLED_CONVERTING : rp.failed ? RUN_FAILED : RUN_DONE;
+}
+
+int vaced_replay_run(const char *dir, const char *target, unsigned long long *events,
+                     char *err, size_t len)
+{
+    /* the ranks print no rank line of their own (print_rank_lines) */
+    const char *quiet = getenv("VACED_QUIET");
+    char *saved = quiet ? strdup(quiet) : NULL;
+    setenv("VACED_QUIET", saved && *saved && strcmp(saved, "0") ? saved : "1", 1);
+    enum run_outcome o = run_once(dir, target, 1, saved, events, err, len);
+    if (o == RUN_STALLED_CONVERTING)
+        o = run_once(dir, target, 0, saved, events, err, len);
+    if (saved)
+        setenv("VACED_QUIET", saved, 1);
+    else
+        unsetenv("VACED_QUIET");
+    free(saved);
+    return o == RUN_DONE ? 0 : -1;
 }

@@ -93,9 +93,9 @@ int vaced_conv_read(struct rank_run *r, const struct vaced_log_event *e, int32_t
 /* After replay.c ran event e (a progress point, an activity's end). */
 void vaced_conv_after(struct rank_run *r, const struct vaced_log_event *e);
 /* Before event e: whether the rank must first wait for a rendezvous
- * packet the record does not have; 1 it can go on (first running what
- * vaced_conv_postponed gives), 2 e is put off to its wait's end, 0 it is
- * blocked (r->blocked_on set), -1 failed. */
+ * packet the record does not have; 1 it can go on, 3 it can once it ran
+ * what vaced_conv_postponed gives (e ends a wait), 2 e is put off to its
+ * wait's end, 0 it is blocked (r->blocked_on set), -1 failed. */
 int vaced_conv_ready(struct rank_run *r, const struct vaced_log_event *e);
 /* A rank about to block for a recorded packet: handles the packets the
  * record does not have that have come, and reads the RTS at the head of
