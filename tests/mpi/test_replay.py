@@ -10,8 +10,9 @@
    (VACED_COMPUTE_FROM), so that the two differ by the model alone.
 3. A message eager on the record and rendezvous on the target is
    re-timed the rendezvous way: the replay agrees with the live run on
-   that target (is, cg, ft at 16 ranks with an 8 KiB threshold; blocking,
-   nonblocking and unexpected messages at 1 KiB) and flags nothing.
+   that target (is, cg, ft at 16 ranks with an 8 KiB threshold, mg and lu
+   at 1 KiB; blocking and nonblocking messages at 1 KiB) and flags
+   nothing.
 4. Where the target could change the recorded execution the replay says
    so: a wildcard race and a Waitany race (tests/mpi/race.c), a polling
    loop, a program that relies on eager buffering; its error against the
@@ -255,8 +256,9 @@ def main():
         print("== messages eager on the record and rendezvous on the target")
         eager8k = variant(tmp, "paper-16", "p16-eager-8k", eager_threshold="8 KiB")
         eager1k = variant(tmp, "paper-16", "p16-eager-1k", eager_threshold="1 KiB")
-        for n, app in ((2, "is"), (3, "cg"), (4, "ft")):       # same_target's records above
-            protocol_change(os.path.join(tmp, f"rec{n}"), 16, [os.path.join(apps, app), "S"], eager8k, 0.001)
+        for n, app, thr in ((2, "is", eager8k), (3, "cg", eager8k), (4, "ft", eager8k), (6, "mg", eager1k),
+                            (7, "lu", eager1k)):        # same_target's records above
+            protocol_change(os.path.join(tmp, f"rec{n}"), 16, [os.path.join(apps, app), "S"], thr, 0.001)
         for n, (np, argv) in enumerate(((2, ["pingpong", "4000", "20"]), (2, ["exchange", "plain", "wait", "4000", "5"]),
                                         (2, ["ring", "3000", "4"]), (2, ["window", "waitall", "4000", "8", "3"]))):
             rec = os.path.join(tmp, f"rec-rndv{n}")

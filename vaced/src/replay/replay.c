@@ -149,7 +149,7 @@ int vaced_replay_push_stamp(int from, int to, vaced_time_t ta, int32_t conv)
 
 /* A packet rank r reads from `from` is its next stamp, or, once `from`
  * has ended, unstamped: sent after its simulation ended (the reports). */
-static int stamp_ready(struct rank_run *r, int from)
+int vaced_replay_stamp_ready(struct rank_run *r, int from)
 {
     return r->in[from].count > 0 || rp.ranks[from].done;
 }
@@ -157,7 +157,7 @@ static int stamp_ready(struct rank_run *r, int from)
 /* Event e reads a stamped packet its sender has not sent yet. */
 static int needs_packet(struct rank_run *r, const struct vaced_log_event *e)
 {
-    return e->op == VACED_OP_PKT_RECV && e->flag && e->peer >= 0 && !stamp_ready(r, e->peer);
+    return e->op == VACED_OP_PKT_RECV && e->flag && e->peer >= 0 && !vaced_replay_stamp_ready(r, e->peer);
 }
 
 static vaced_time_t pop_stamp(struct rank_run *r, int from, int32_t *conv)
@@ -231,6 +231,11 @@ static const struct vaced_clock_input replay_input = { input_segment, input_clos
 /* --- Issuing the recorded calls ----------------------------------------- */
 
 static int execute(struct rank_run *r, const struct vaced_log_event *e);
+
+int vaced_replay_execute(struct rank_run *r, const struct vaced_log_event *e)
+{
+    return execute(r, e);
+}
 
 /* Runs the events of [*pos, end) that the model's own calls do not
  * consume; a fire block's, or the rank's thread up to its next block. */
@@ -520,6 +525,11 @@ static int run_rank(struct rank_run *r)
             return failf("%s: offset %zu: the record ends before MPI_Finalize", r->log.path, r->pos);
         r->cursor = &r->pos;
         if (r->cv) {
+            int late = vaced_late_ready(r, &e);
+            if (late <= 0) {
+                r->pos = at;
+                return late;
+            }
             int ready = vaced_conv_ready(r, &e);
             if (ready <= 0) {
                 r->pos = at;
@@ -532,6 +542,9 @@ static int run_rank(struct rank_run *r)
                 execute(r, &put_off);
         }
         if (needs_packet(r, &e)) {
+            int late = r->cv ? vaced_late_defer(r, &e) : 0;
+            if (late)
+                continue;
             r->pos = at;
             if (r->cv && vaced_conv_progress(r, e.offset) < 0)
                 return -1;
@@ -684,6 +697,8 @@ out:
     vaced_clock_input = NULL;
     vaced_running = 0;
     vaced_conv_free(rp.ranks, rp.size);
+    for (int i = 0; rp.ranks && i < rp.size; i++)
+        vaced_late_free(&rp.ranks[i]);
     vaced_replay_unload(rp.ranks, rp.size);
     free(rp.runq);
     free(rp.pending);

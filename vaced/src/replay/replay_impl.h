@@ -44,6 +44,7 @@ struct rank_run {
     int done;
     vaced_time_t sent_ta, sent_tr, handled, recv_ta;
     struct conv_rank *cv;       /* protocol.c's; NULL: no message changes protocol */
+    struct late_reads *late;    /* late_reads.c's */
     double out[VACED_SUMMARY_LEN];
 };
 
@@ -76,6 +77,10 @@ void vaced_replay_wake(int to, int from);
 /* The model fires a parked response (vaced_defer's fire). */
 void vaced_replay_fire(void *arg);
 struct rank_run *vaced_replay_rank(int i);
+/* Runs a recorded event now: 0, or -1 failed. */
+int vaced_replay_execute(struct rank_run *r, const struct vaced_log_event *e);
+/* Whether rank r's next packet from `from` can be read. */
+int vaced_replay_stamp_ready(struct rank_run *r, int from);
 int vaced_replay_size(void);
 
 /* --- protocol.c: messages eager on the record and rendezvous here --- */
@@ -107,5 +112,15 @@ int vaced_conv_postponed(struct rank_run *r, struct vaced_log_event *e);
 /* A synthesized parked response (vaced_replay_fire's argument). */
 int vaced_conv_fire(struct rank_run *r, uintptr_t arg);
 #define VACED_CONV_FIRE ((uintptr_t)1 << 31)
+
+/* --- late_reads.c: packets a wait read unexpected, read later --- */
+
+/* e reads a packet not come yet: if a wait read it unexpected, puts the
+ * read off (r->pos past it) and returns 1; else 0; -1 failed. */
+int vaced_late_defer(struct rank_run *r, const struct vaced_log_event *e);
+/* Before event e: makes the put-off reads whose packets have come; 1 e
+ * can go, 0 it needs one still to come (r->blocked_on set). */
+int vaced_late_ready(struct rank_run *r, const struct vaced_log_event *e);
+void vaced_late_free(struct rank_run *r);
 
 #endif

@@ -1,0 +1,130 @@
+/* Packets a wait read unexpected, read later (replay_impl.h).  On the
+ * record a wait read a packet no posted receive wanted, because it had
+ * come; re-timed with rendezvous packets, the wait may end before that
+ * packet's sender gets to send it.  MPICH's wait would not wait for it:
+ * the replay puts the read off (its request made in place, so messages
+ * keep their names) and makes it once the packet has come, before
+ * anything that reads that connection or asks about that message. */
+#include <stdlib.h>
+#include "clock/clock.h"
+#include "progress/progress.h"
+#include "replay/replay_impl.h"
+
+struct late_read {
+    int peer;
+    uint32_t msg;
+    struct vaced_log_event ev[3];       /* the packet, its arrival, the handling's end */
+};
+
+struct late_reads {
+    struct late_read *r;
+    uint32_t count, cap;
+    unsigned char *unread;      /* by message id */
+};
+
+void vaced_late_free(struct rank_run *r)
+{
+    if (!r->late)
+        return;
+    free(r->late->r);
+    free(r->late->unread);
+    free(r->late);
+    r->late = NULL;
+}
+
+/* Inside a wait, a packet read unexpected: PKT_RECV, MSG_INIT, ARRIVED of
+ * that new message, HANDLE_END. */
+int vaced_late_defer(struct rank_run *r, const struct vaced_log_event *e)
+{
+    if (vaced_progress_st->waits.depth == 0 || vaced_clock_st->depth == 0 || !e->flag ||
+        e->peer < 0)
+        return 0;
+    struct vaced_log_event ev[3];
+    char why[256];
+    size_t pos = r->pos;
+    if (vaced_log_next(&r->log, &pos, &ev[1], why, sizeof why) != 1 || ev[1].op != VACED_OP_MSG_INIT ||
+        vaced_log_next(&r->log, &pos, &ev[1], why, sizeof why) != 1 || ev[1].op != VACED_OP_ARRIVED ||
+        ev[1].msg != r->msgs_made + 1 ||
+        vaced_log_next(&r->log, &pos, &ev[2], why, sizeof why) != 1 || ev[2].op != VACED_OP_HANDLE_END)
+        return 0;
+    struct late_reads *l = r->late;
+    if (!l) {
+        l = r->late = calloc(1, sizeof *l);
+        if (!l || !(l->unread = calloc(r->nmsgs + 1, 1)))
+            return vaced_replay_fail("out of memory");
+    }
+    if (l->count == l->cap) {
+        uint32_t cap = l->cap ? 2 * l->cap : 8;
+        struct late_read *a = realloc(l->r, cap * sizeof *a);
+        if (!a)
+            return vaced_replay_fail("out of memory");
+        l->r = a;
+        l->cap = cap;
+    }
+    ev[0] = *e;
+    struct late_read *d = &l->r[l->count++];
+    d->peer = e->peer;
+    d->msg = ev[1].msg;
+    for (int i = 0; i < 3; i++)
+        d->ev[i] = ev[i];
+    l->unread[d->msg] = 1;
+    vaced_msg_init(&r->msgs[++r->msgs_made]);
+    r->pos = pos;
+    return 1;
+}
+
+/* Makes the put-off read i, if its packet has come and no read before it
+ * waits on the same connection.  1 made, 0 not yet. */
+static int make(struct rank_run *r, uint32_t i)
+{
+    struct late_reads *l = r->late;
+    int peer = l->r[i].peer;
+    for (uint32_t j = 0; j < i; j++)
+        if (l->r[j].peer == peer)
+            return 0;
+    if (!vaced_replay_stamp_ready(r, peer) || vaced_clock_st->depth == 0)
+        return 0;
+    struct late_read d = l->r[i];
+    for (uint32_t j = i + 1; j < l->count; j++)
+        l->r[j - 1] = l->r[j];
+    l->count--;
+    l->unread[d.msg] = 0;
+    for (int k = 0; k < 3 && vaced_replay_execute(r, &d.ev[k]) == 0; k++)
+        ;
+    return 1;
+}
+
+/* The put-off read event e cannot go before: -1 none.  A read of the
+ * same connection goes after it; one whose packet has not come either
+ * is put off behind it or waits in replay.c. */
+static int32_t needed_read(struct rank_run *r, const struct late_reads *l,
+                           const struct vaced_log_event *e)
+{
+    if (e->op == VACED_OP_PICK || e->op == VACED_OP_FIRST || e->op == VACED_OP_SIM_END)
+        return 0;               /* they look at every message */
+    for (uint32_t i = 0; i < l->count; i++) {
+        uint32_t m = l->r[i].msg;
+        if ((e->op == VACED_OP_PKT_RECV && e->peer == l->r[i].peer &&
+             vaced_replay_stamp_ready(r, e->peer)) || e->msg == m || e->from == m ||
+            ((e->time.src == VACED_SRC_DONE || e->time.src == VACED_SRC_ARRIVAL) && e->time.msg == m))
+            return (int32_t)i;
+    }
+    return -1;
+}
+
+int vaced_late_ready(struct rank_run *r, const struct vaced_log_event *e)
+{
+    struct late_reads *l = r->late;
+    if (!l || !l->count)
+        return 1;
+    for (uint32_t i = 0; i < l->count;)         /* what has come, at this progress */
+        if (!make(r, i))
+            i++;
+    if (!l->count)
+        return 1;
+    int32_t i = needed_read(r, l, e);
+    if (i < 0)
+        return 1;
+    r->blocked_on = l->r[i].peer;
+    return 0;
+}
