@@ -41,8 +41,10 @@ int vaced_sim_start(int rank, int size, const struct vaced_device *device,
  * unless $VACED_QUIET is set.  Fills out[VACED_SUMMARY_LEN] for the gather
  * that rank 0 reports from. */
 /* total, compute, communication (s); unmodelled features; the compute that
- * began cold on an oversubscribed host (s; -1: the host was not) */
-#define VACED_SUMMARY_LEN 5
+ * began cold on an oversubscribed host (s; -1: the host was not); then the
+ * breakdown's terms (s), in the order of report/breakdown.h */
+#define VACED_SUMMARY_BREAKDOWN 5
+#define VACED_SUMMARY_LEN 14
 void vaced_sim_end(double out[VACED_SUMMARY_LEN]);
 
 /* Rank 0 only: all ranks' summaries (size * VACED_SUMMARY_LEN doubles, rank
@@ -173,6 +175,12 @@ struct vaced_msg {
     vaced_time_t posted;        /* when the receive was posted */
     int data_in;                /* its rendezvous DATA has arrived */
     uint32_t id;                /* its name in a record (VACED_RECORD; 0: none) */
+    /* For the breakdown (report/breakdown.h): the packet it waits for */
+    vaced_time_t sent;          /* its sender began sending it, as its stamp tells
+                                 * (VACED_TIME_UNSET: not known) */
+    vaced_time_t landed;        /* its stamped arrival here */
+    vaced_time_t hs[4];         /* a rendezvous' handshake (breakdown.h) */
+    int waits_for;              /* what the time before `sent` was (late sender or receiver) */
 };
 
 /* A request is created: nothing known. */

@@ -10,6 +10,7 @@
 #include "report/trace.h"
 #include "record/record.h"
 #include "sim/rank_state.h"
+#include "report/breakdown.h"
 
 static struct vaced_clock clock_live;
 struct vaced_clock *vaced_clock_st = &clock_live;
@@ -41,11 +42,12 @@ static vaced_time_t segment_since(const struct vaced_clock *c, int64_t from, int
     return ns > 0 ? vaced_time_from_ns(ns) : 0;
 }
 
-static void add_compute(struct vaced_clock *c, vaced_time_t seg, const char *kind)
+static void add_compute(struct vaced_clock *c, vaced_time_t seg, enum vaced_term term)
 {
-    vaced_trace_span(kind, c->tv, c->tv + seg);
+    vaced_trace_span(term == VACED_TERM_POLL ? "poll" : "compute", c->tv, c->tv + seg);
     c->tv += seg;
     c->compute += seg;
+    vaced_breakdown_add(term, seg);
 }
 
 static int64_t wall_ns(void)
@@ -149,7 +151,7 @@ void vaced_activity_begin(void)
         vaced_time_t seg;
         double coldness;
         measure_segment(c, &seg, &coldness);
-        add_compute(c, seg, "compute");
+        add_compute(c, seg, VACED_TERM_COMPUTE);
         if (c->segment_cold)
             c->compute_cold += seg;
         c->last_compute = seg;
@@ -175,7 +177,7 @@ void vaced_activity_end(void)
         measure_close(c, &charge, &cold);
         vaced_trace_span("mpi", c->call_start, c->tv);
         if (c->test_failed) {
-            add_compute(c, charge, "poll");
+            add_compute(c, charge, VACED_TERM_POLL);
             c->test_failed = 0;
         }
         c->polling = 0;
@@ -276,6 +278,6 @@ void vaced_clock_sleep(vaced_time_t slept)
     }
     vaced_rec_leave();
     if (vaced_running && slept > 0)
-        add_compute(vaced_clock_st, slept, "compute");
+        add_compute(vaced_clock_st, slept, VACED_TERM_COMPUTE);
 }
 

@@ -12,6 +12,8 @@
 #include "record/record.h"
 #include "report/trace.h"
 #include "sim/rank_state.h"
+#include "progress/awaited.h"
+#include "report/breakdown.h"
 
 struct send_state {
     vaced_time_t cpu_free;      /* when this CPU is done moving same-node data (bcpu) */
@@ -128,8 +130,8 @@ vaced_time_t vaced_send_stamp(int dest, uint64_t bytes, int is_data, vaced_time_
     int rank = vaced_sim_rank();
     /* The send overhead (0 unless the target sets one) comes first: the
      * message leaves once the sender's CPU has handed it on. */
-    vaced_time_t ts = (vaced_handling() ? vaced_handling_ts() : vaced_clock_tv()) +
-        vaced_send_overhead(dest);
+    vaced_time_t base = vaced_handling() ? vaced_handling_ts() : vaced_clock_tv();
+    vaced_time_t os = vaced_send_overhead(dest), ts = base + os;
     vaced_time_t copy = vaced_copy_time(bytes);
     /* On one node the sender's CPU moves the data (bcpu): rendezvous DATA,
      * and eager DATA too, through the kernel's socket buffer.  A send
@@ -158,9 +160,14 @@ vaced_time_t vaced_send_stamp(int dest, uint64_t bytes, int is_data, vaced_time_
     /* The sender only pays the overhead and the copy into its send buffer;
      * a response sent from a handler is accounted by the wait that handles
      * it (a second response from the same handler leaves after the first). */
-    if (vaced_handling())
+    if (vaced_handling()) {
         vaced_handling_sent(ts);
-    else
+        vaced_awaited_sent(is_data, base, base + os, ts, ts + copy, leave + l);
+    } else {
         vaced_clock_set(ts + (is_data ? copy : 0));
+        /* the CPU's wait for its earlier same-node data is the copies' */
+        vaced_breakdown_add(VACED_TERM_SEND_OVERHEAD, os);
+        vaced_breakdown_add(VACED_TERM_COPY, ts - base - os + (is_data ? copy : 0));
+    }
     return leave + l;
 }

@@ -7,6 +7,7 @@
 #include "record/record.h"
 #include "progress/peers.h"
 #include "report/trace.h"
+#include "progress/awaited.h"
 
 vaced_time_t vaced_handle_time(vaced_time_t cur, vaced_time_t ta, vaced_time_t work)
 {
@@ -75,13 +76,14 @@ vaced_time_t vaced_packet_received(int peer, enum vaced_pkt_kind kind, uint64_t 
         vaced_rec_u(bytes);
         vaced_rec_u(ta != NULL);
     }
-    vaced_time_t handled = ta ? *ta : VACED_TIME_UNSET;
+    vaced_time_t handled = ta ? *ta : VACED_TIME_UNSET, stamped = handled;
     if (vaced_running) {
         vaced_peers_received(peer, kind);
         vaced_trace_received(peer, kind, bytes);
         if (kind == VACED_PKT_RNDV_DATA && ta && peer >= 0)
             *ta = rndv_data_arrival(peer, bytes, *ta);
         handled = vaced_handle_begin(ta ? *ta : VACED_TIME_UNSET);
+        vaced_awaited_packet(peer, kind, bytes, stamped, handled);
     }
     if (top)
         vaced_rec_note_received(handled, ta ? *ta : VACED_TIME_UNSET);
@@ -124,6 +126,7 @@ void vaced_handle_end(void)
         vaced_rec_op(VACED_OP_HANDLE_END);
     if (vaced_running) {
         vaced_progress_st->waits.handling = 0;
+        vaced_awaited_context_end(1);
         vaced_activity_end();
     }
     vaced_rec_leave();
@@ -164,6 +167,7 @@ static void respond_end(void)
     if (!vaced_running || !w->responding)
         return;
     w->responding = 0;
+    vaced_awaited_context_end(0);
     w->handling = w->outer_handling;
     w->handle_ts = w->outer_handle_ts;
     vaced_activity_end();

@@ -5,6 +5,7 @@
 #include "progress/progress.h"
 #include "record/record.h"
 #include "report/trace.h"
+#include "progress/awaited.h"
 
 /* Each event below is logged when MPICH calls it (record.h); the model's
  * own calls are not. */
@@ -13,6 +14,7 @@ void vaced_msg_init(struct vaced_msg *m)
 {
     m->ta = m->done = m->posted = VACED_TIME_UNSET;
     m->data_in = 0;
+    vaced_awaited_init(m);
     vaced_rec_msg_init(m);
     vaced_trace_init(m);
 }
@@ -28,6 +30,8 @@ void vaced_msg_complete_by(struct vaced_msg *m, vaced_time_t t)
     if (t > m->done)
         m->done = t;
     vaced_trace_complete_by(m);
+    if (vaced_running)
+        vaced_awaited_complete_by(m, t);
 }
 
 void vaced_msg_arrived(struct vaced_msg *m, enum vaced_pkt_kind kind, vaced_time_t ta,
@@ -43,6 +47,8 @@ void vaced_msg_arrived(struct vaced_msg *m, enum vaced_pkt_kind kind, vaced_time
     vaced_rec_leave();
     vaced_trace_arrived(m, kind, bytes);
     m->ta = ta;
+    if (vaced_running)
+        vaced_awaited_arrived(m, kind, ta, bytes);
     if (kind == VACED_PKT_RNDV_DATA)
         m->data_in = 1;
     else if (kind == VACED_PKT_SELF && vaced_running)
@@ -101,6 +107,7 @@ static void found(struct vaced_msg *m, const struct vaced_msg *from,
     if (!vaced_running)
         return;
     vaced_respond_begin_at(m->ta, m->posted);
+    vaced_awaited_found(m, from, kind);
     if (kind == VACED_PKT_SELF) {
         vaced_time_t done = vaced_recv_found_at(m->ta, bytes, m->posted);
         if (done != VACED_TIME_UNSET)
@@ -110,8 +117,11 @@ static void found(struct vaced_msg *m, const struct vaced_msg *from,
     if (kind != VACED_PKT_EAGER || !complete)
         return;                 /* a rendezvous, or eager DATA still coming in */
     m->done = vaced_recv_found_read(m->ta, bytes, m->posted);
-    if (blocking && m->done == VACED_TIME_UNSET)
+    if (blocking && m->done == VACED_TIME_UNSET) {
+        vaced_awaited_ask(m);
         m->done = vaced_wait_complete_recv(m->ta, bytes);
+        vaced_awaited_ask(NULL);
+    }
 }
 
 vaced_time_t vaced_msg_done(const struct vaced_msg *m, uint64_t bytes)
@@ -119,7 +129,11 @@ vaced_time_t vaced_msg_done(const struct vaced_msg *m, uint64_t bytes)
     if (vaced_rec_enter() && vaced_progress_st->waits.depth > 0)
         vaced_rec_done(m, bytes);
     vaced_rec_leave();
+    vaced_awaited_ask(m);
     vaced_time_t done = handled_later(m) ? vaced_recv_done(m->ta, bytes) : m->done;
+    if (!handled_later(m))
+        vaced_awaited_answer_kept(done);
+    vaced_awaited_ask(NULL);
     vaced_rec_note_done(m, bytes, done);
     vaced_trace_done(m, bytes, done);
     return done;
@@ -147,10 +161,14 @@ void vaced_msg_report(struct vaced_msg *m, uint64_t bytes)
         vaced_rec_msg(m);
         vaced_rec_u(bytes);
     }
+    vaced_awaited_ask(m);
     if (handled_later(m))
         m->done = vaced_wait_complete_recv(m->ta, bytes);
-    else
+    else {
+        vaced_awaited_answer_kept(m->done);
         vaced_wait_complete(m->done);
+    }
+    vaced_awaited_ask(NULL);
     vaced_trace_report(m, bytes, m->done);
     vaced_rec_leave();
 }

@@ -3,6 +3,8 @@
 #include "network/overhead.h"
 #include "network/send.h"
 #include "progress/progress.h"
+#include "progress/awaited.h"
+#include "report/breakdown.h"
 
 /* The receiver's CPU work for one message: its overhead and the copy out. */
 static vaced_time_t recv_work(uint64_t bytes)
@@ -10,12 +12,21 @@ static vaced_time_t recv_work(uint64_t bytes)
     return vaced_recv_overhead() + vaced_copy_time(bytes);
 }
 
+/* The receiver's work, added to the breakdown where it moves tV itself. */
+static void add_work(uint64_t bytes)
+{
+    vaced_breakdown_add(VACED_TERM_RECV_OVERHEAD, vaced_recv_overhead());
+    vaced_breakdown_add(VACED_TERM_COPY, vaced_copy_time(bytes));
+}
+
 vaced_time_t vaced_recv_done(vaced_time_t ta, uint64_t bytes)
 {
     if (!vaced_running || ta == VACED_TIME_UNSET)
         return VACED_TIME_UNSET;
     vaced_time_t work = recv_work(bytes);
-    return vaced_handle_time(vaced_progress_start(), ta, work) + work;
+    vaced_time_t h = vaced_handle_time(vaced_progress_start(), ta, work);
+    vaced_awaited_answer_recv(ta, h, vaced_recv_overhead(), vaced_copy_time(bytes), h + work);
+    return h + work;
 }
 
 /* When an eager receive's handling begins, and whether a poll does it: a
@@ -51,6 +62,7 @@ vaced_time_t vaced_wait_complete_recv(vaced_time_t ta, uint64_t bytes)
         if (polled && h <= vaced_clock_tv()) {
             /* read by this test, or by an earlier poll */
             vaced_clock_set(vaced_clock_tv() + work);
+            add_work(bytes);
             return vaced_clock_tv();
         }
         if (h + work <= vaced_clock_tv())
@@ -64,6 +76,7 @@ vaced_time_t vaced_wait_complete_recv(vaced_time_t ta, uint64_t bytes)
         h = vaced_time_max(h, w->start);   /* a poll before this wait read it */
     /* no memory: no turn, still h + work */
     vaced_turns_add(&vaced_progress_st->recv_turns, h, work);
+    vaced_awaited_answer_recv(ta, h, vaced_recv_overhead(), vaced_copy_time(bytes), h + work);
     vaced_wait_complete(h + work);
     return h + work;
 }
@@ -78,8 +91,10 @@ vaced_time_t vaced_recv_found_at(vaced_time_t ta, uint64_t bytes, vaced_time_t p
     if (ta > post)
         return VACED_TIME_UNSET;
     vaced_time_t done = post + recv_work(bytes);        /* ADR: E_DR^end */
-    if (now)
+    if (now) {
         vaced_clock_set(done);
+        add_work(bytes);
+    }
     return done;
 }
 

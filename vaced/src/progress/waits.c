@@ -3,6 +3,7 @@
  * turn (AWTend). */
 #include <string.h>
 #include "progress/progress.h"
+#include "progress/awaited.h"
 #include "record/record.h"
 #include "sim/rank_state.h"
 
@@ -30,6 +31,7 @@ static void wait_begin(void)
     struct vaced_waits *w = &vaced_progress_st->waits;
     if (w->depth++ == 0) {
         w->start = w->done = w->active = w->active_from = vaced_clock_tv();   /* AWTstart = tV */
+        vaced_awaited_wait_begin();
         /* Parked responses go out now: those due later are handled during
          * this wait on the target if it depends on them, and the host must
          * not block while holding them. */
@@ -44,10 +46,14 @@ static void wait_complete(vaced_time_t done)
         return;
     if (w->depth == 0) {
         vaced_complete_now(done);
+        vaced_awaited_consumed();
         return;
     }
-    if (done > w->done)
+    if (done > w->done) {
         w->done = done;
+        vaced_awaited_latest(done);
+    }
+    vaced_awaited_consumed();
 }
 
 static void wait_end(void)
@@ -56,9 +62,12 @@ static void wait_end(void)
         return;
     struct vaced_waits *w = &vaced_progress_st->waits;
     if (--w->depth == 0) {
+        vaced_time_t from = vaced_clock_tv();
+        unsigned turns = vaced_progress_st->recv_turns.count;
         vaced_time_t busy_from,
             busy = vaced_turns_finish(&vaced_progress_st->recv_turns, w->start, &busy_from);
         vaced_clock_set(vaced_time_max(w->done, busy));        /* AWTend */
+        vaced_awaited_wait_end(from, w->done, vaced_clock_tv(), turns);
         vaced_waits_record_blocked(w, w->start, vaced_clock_tv(), busy_from, busy, w->active,
                                    w->active_from);
     }

@@ -1,6 +1,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include "report/report.h"
+#include "report/breakdown.h"
+
+_Static_assert(VACED_SUMMARY_BREAKDOWN + VACED_TERMS <= VACED_SUMMARY_LEN,
+               "the rank summary holds every term of the breakdown");
 
 int quiet_level(void)
 {
@@ -60,6 +64,24 @@ void vaced_print_job_line(FILE *f, const struct vaced_job_info *job, const doubl
     fflush(f);
 }
 
+/* Each term's share of all ranks' time: where the job's time went. */
+void vaced_print_breakdown_line(FILE *f, int ranks, const double *all)
+{
+    double sum[VACED_TERMS] = { 0 }, total = 0;
+    for (int r = 0; r < ranks; r++)
+        for (int i = 0; i < VACED_TERMS; i++) {
+            sum[i] += FIELD(all, r, VACED_SUMMARY_BREAKDOWN + i);
+            total += FIELD(all, r, VACED_SUMMARY_BREAKDOWN + i);
+        }
+    char line[512];
+    int n = snprintf(line, sizeof line, "vaced: breakdown (all ranks):");
+    for (int i = 0; i < VACED_TERMS && n < (int)sizeof line; i++)
+        n += snprintf(line + n, sizeof line - (size_t)n, "%s %s %.1f %%", i ? "," : "",
+                      vaced_term_names[i], total > 0 ? 100 * sum[i] / total : 0.0);
+    fprintf(f, "%s\n", line);
+    fflush(f);
+}
+
 static void json_string(FILE *f, const char *s)
 {
     fputc('"', f);
@@ -98,11 +120,16 @@ int vaced_write_json(const char *path, const struct vaced_job_info *job, const d
     else
         fprintf(f, "null");
     fprintf(f, ",\n  \"per_rank\": [\n");
-    for (int r = 0; r < job->ranks; r++)
+    for (int r = 0; r < job->ranks; r++) {
         fprintf(f, "    {\"rank\": %d, \"total_s\": %.12f, \"compute_s\": %.12f, \"communication_s\": %.12f,"
-                " \"compute_cold_s\": %.12f}%s\n",
+                " \"compute_cold_s\": %.12f, \"breakdown\": {",
                 r, FIELD(all, r, 0), FIELD(all, r, 1), FIELD(all, r, 2),
-                FIELD(all, r, 4) > 0 ? FIELD(all, r, 4) : 0.0, r + 1 < job->ranks ? "," : "");
+                FIELD(all, r, 4) > 0 ? FIELD(all, r, 4) : 0.0);
+        for (int i = 0; i < VACED_TERMS; i++)
+            fprintf(f, "%s\"%s\": %.12f", i ? ", " : "", vaced_term_names[i],
+                    FIELD(all, r, VACED_SUMMARY_BREAKDOWN + i));
+        fprintf(f, "}}%s\n", r + 1 < job->ranks ? "," : "");
+    }
     fprintf(f, "  ]\n}\n");
     return fclose(f) == 0 ? 0 : -1;
 }

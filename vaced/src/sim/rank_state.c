@@ -10,7 +10,7 @@
  * (program_clocks.c) and vaced_running. */
 extern const struct vaced_state_slot vaced_clock_slot, vaced_sim_slot, vaced_progress_slot,
     vaced_early_slot, vaced_send_slot, vaced_peers_slot, vaced_matching_slot,
-    vaced_bounds_slot, vaced_trace_slot;
+    vaced_bounds_slot, vaced_trace_slot, vaced_breakdown_slot, vaced_awaited_slot;
 
 static const struct vaced_state_slot *const slots[] = {
     &vaced_clock_slot,          /* clock/clock.c */
@@ -22,6 +22,8 @@ static const struct vaced_state_slot *const slots[] = {
     &vaced_matching_slot,       /* progress/matching.c */
     &vaced_bounds_slot,         /* progress/wildcard_bounds.c */
     &vaced_trace_slot,          /* report/trace.c */
+    &vaced_breakdown_slot,      /* report/breakdown.c */
+    &vaced_awaited_slot,        /* progress/awaited.c */
 };
 enum { NSLOTS = sizeof slots / sizeof slots[0] };
 

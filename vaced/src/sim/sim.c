@@ -14,6 +14,8 @@
 #include "report/report.h"
 #include "progress/progress.h"
 #include "progress/peers.h"
+#include "progress/awaited.h"
+#include "report/breakdown.h"
 #include "record/record.h"
 #include "replay/compute_from.h"
 #include "sim/rank_state.h"
@@ -91,6 +93,7 @@ static void reset_rank(int rank, int size)
     vaced_clock_reset();
     vaced_send_reset();
     vaced_progress_reset();
+    vaced_breakdown_reset();
     vaced_sim_st->rank = rank;
     vaced_sim_st->size = size;
 }
@@ -114,7 +117,8 @@ int vaced_sim_start(int rank, int size, const struct vaced_device *device,
         fprintf(stderr, "vaced: rank %d: out of memory for %d peers' protocol state\n", rank, size);
         return refuse(rank);
     }
-    if (vaced_target_net_warmup(vaced_sim_st->target) > 0 && vaced_send_count_connections(size)) {
+    if ((vaced_target_net_warmup(vaced_sim_st->target) > 0 && vaced_send_count_connections(size)) ||
+        vaced_awaited_start(size)) {
         fprintf(stderr, "vaced: rank %d: out of memory for %d connections' message counts (net_warmup_messages)\n",
                 rank, size);
         return refuse(rank);
@@ -166,7 +170,8 @@ int vaced_sim_start_replay(int rank, int size, struct vaced_target *t, const cha
     vaced_sim_st->target = t;
     snprintf(vaced_sim_st->target_path, sizeof vaced_sim_st->target_path, "%s", path);
     if (vaced_peers_init(size) ||
-        (vaced_target_net_warmup(t) > 0 && vaced_send_count_connections(size)))
+        (vaced_target_net_warmup(t) > 0 && vaced_send_count_connections(size)) ||
+        vaced_awaited_start(size))
         return -1;
     vaced_bounds_start(NULL);
     vaced_matching_start(NULL);
@@ -182,6 +187,7 @@ void vaced_sim_release(void)
     vaced_bounds_free();
     vaced_sim_st->target = NULL;        /* the replay's, shared */
     vaced_send_free();
+    vaced_awaited_free();
     vaced_peers_free();
     vaced_recv_turns_free();
 }
@@ -213,6 +219,8 @@ void vaced_sim_end(double out[VACED_SUMMARY_LEN])
     out[3] = vaced_sim_st->unmodelled;
     vaced_time_t cold = vaced_clock_compute_cold();
     out[4] = cold == VACED_TIME_UNSET ? -1 : vaced_time_to_s(cold);
+    for (int i = 0; i < VACED_TERMS; i++)
+        out[VACED_SUMMARY_BREAKDOWN + i] = vaced_time_to_s(vaced_breakdown_st->term[i]);
     vaced_rec_leave();
     vaced_record_close();
 }
@@ -251,8 +259,10 @@ int vaced_report_job(const double *all, int size)
                           : vaced_program_clocks_on() ? "target" : "host",
         .ranks = size,
     };
-    if (quiet_level() < 2)
+    if (quiet_level() < 2) {
         vaced_print_job_line(stdout, &job, all);
+        vaced_print_breakdown_line(stdout, size, all);
+    }
     const char *json = getenv("VACED_JSON");
     if (json && *json && vaced_write_json(json, &job, all)) {
         fprintf(stderr, "vaced: cannot write VACED_JSON file '%s'; the prediction is the line above\n", json);
@@ -291,6 +301,7 @@ void vaced_shutdown(void)
     vaced_target_free(vaced_sim_st->target);
     vaced_sim_st->target = NULL;
     vaced_send_free();
+    vaced_awaited_free();
     vaced_peers_free();
     vaced_recv_turns_free();
     vaced_cputime_fini();
