@@ -139,17 +139,53 @@ def build(name, src, compiler="mpicc", cc=None, flags=()):
     return exe
 
 
+# program -> [runs with a JSON, worst |sum of the breakdown's terms - total| (s), its rank and run]
+BREAKDOWN_SUMS = {}
+
+
+def note_breakdown(program, path):
+    """Every run's JSON: do each rank's breakdown terms add up to its
+    prediction?  Reported per program at the end (breakdown_sums)."""
+    try:
+        with open(path) as f:
+            per_rank = json.load(f)["per_rank"]
+    except (OSError, ValueError, KeyError):
+        return
+    entry = BREAKDOWN_SUMS.setdefault(os.path.basename(program), [0, 0.0, ""])
+    entry[0] += 1
+    for r in per_rank:
+        b = r.get("breakdown")
+        err = abs(sum(b.values()) - r["total_s"]) if isinstance(b, dict) and len(b) == 9 else math.inf
+        if err >= entry[1]:
+            entry[1], entry[2] = err, f"rank {r['rank']}: {r['total_s']:.12f} s, terms {b}"
+
+
+def breakdown_sums():
+    """Check (a) of the breakdown: on every program run here, each rank's terms add up to it."""
+    for program, (runs, worst, where) in sorted(BREAKDOWN_SUMS.items()):
+        check(f"breakdown: each rank's terms add up to its prediction within 1 ns: {program} ({runs} runs)",
+              worst <= 1e-9, f"(worst {worst * 1e9:.3f} ns, {where})", always=worst > 1e-12)
+
+
 def run(nprocs, argv, target="paper-16", env_extra=None, timeout=300):
     env = dict(os.environ)
     env.pop("VACED_QUIET", None)
     env.pop("VACED_JSON", None)
     env["VACED_TARGET"] = target
     env.update(env_extra or {})
+    own_json = "VACED_JSON" not in env
+    if own_json:
+        fd, env["VACED_JSON"] = tempfile.mkstemp(suffix=".json", dir=OUT)
+        os.close(fd)
     cmd = [os.path.join(BIN, "mpiexec"), "-n", str(nprocs)] + argv
     try:
         r = subprocess.run(cmd, capture_output=True, text=True, env=env, timeout=timeout)
     except subprocess.TimeoutExpired:
         return -1, "", f"timeout after {timeout} s: {' '.join(cmd)}"
+    finally:
+        note_breakdown(argv[0], env["VACED_JSON"])
+        if own_json:
+            os.unlink(env["VACED_JSON"])
     return r.returncode, r.stdout, r.stderr
 
 
@@ -1157,9 +1193,10 @@ def host_run(exe, args, p, target, cores, hog=False, quiet=True):
     hog_proc = None
     if hog:
         hog_proc = subprocess.Popen(["taskset", "-c", cores, "sh", "-c", "while :; do :; done"])
+    fd, js = tempfile.mkstemp(suffix=".json", dir=OUT)
+    os.close(fd)
     try:
-        env = dict(os.environ, VACED_TARGET=target)
-        env.pop("VACED_JSON", None)
+        env = dict(os.environ, VACED_TARGET=target, VACED_JSON=js)
         if quiet:
             env["VACED_QUIET"] = "1"
         else:
@@ -1172,6 +1209,8 @@ def host_run(exe, args, p, target, cores, hog=False, quiet=True):
         if hog_proc:
             hog_proc.kill()
             hog_proc.wait()
+        note_breakdown(exe, js)
+        os.unlink(js)
     return r.stdout if r.returncode == 0 else None
 
 
@@ -1253,6 +1292,109 @@ def test_reports(exe):
           JOB_LINE.search(out) is not None and bad in err, f"rc={rc} {err[-300:]}")
 
 
+BREAKDOWN_LINE = re.compile(r"^vaced: breakdown \(all ranks\): (.*)$", re.M)
+TERMS = ("compute", "poll", "send_overhead", "recv_overhead", "copy", "network",
+         "late_sender", "late_receiver", "collective_wait")
+
+
+def breakdown_run(np, argv, target="paper-16"):
+    """Runs a program; returns (each rank's breakdown in s, its total, the
+    job's breakdown line) or None."""
+    with tempfile.TemporaryDirectory() as d:
+        path = os.path.join(d, "pred.json")
+        rc, out, err = run(np, argv, target, env_extra={"VACED_JSON": path, "VACED_QUIET": "1"})
+        if not need(f"{os.path.basename(argv[0])} {' '.join(argv[1:])} runs", rc, out, err):
+            return None
+        with open(path) as f:
+            per_rank = json.load(f)["per_rank"]
+    return [r["breakdown"] for r in per_rank], [r["total_s"] for r in per_rank], BREAKDOWN_LINE.search(out)
+
+
+def terms_near(label, got, want, tol=TOLERANCE, abs_tol=1e-9):
+    """Each term of `want` (the others must be 0 within abs_tol) against got."""
+    for term in TERMS:
+        w = want.get(term, 0.0)
+        if w:
+            near(f"{label}: {term}", got[term], w, tol)
+        else:
+            check(f"{label}: {term} is 0", abs(got[term]) <= abs_tol, f"({got[term] * 1e6:.3f} us)")
+
+
+def test_breakdown(pp, bd):
+    """Check (b) of the breakdown (docs/breakdown.md): programs whose terms
+    are known in closed form on paper-16 (no overheads), with L = L(s, 3),
+    L0 = L(0, 3), c = s/Bmem and n round trips."""
+    n, L0 = 101, transfer(PAPER, 0, 3)     # 100 timed and 1 warm-up round trip
+    for s in (1000, 200000):
+        got = breakdown_run(2, [pp, str(s), "100"])
+        if not got:
+            continue
+        L, c = transfer(PAPER, s, 3), copy(PAPER, s)
+        # a rendezvous message adds the RTS's and the CTS's flights
+        net = n * (L if s + 64 <= 131072 else L + 4 * L0)
+        kind = "eager" if s + 64 <= 131072 else "rendezvous"
+        # each rank copies its own message in, the peer's out and (on the
+        # DATA's chain) the peer's in; it waits for the peer's round half
+        # (rank 1 from the second round trip on: it starts by receiving)
+        for rank, late in ((0, n), (1, n - 1)):
+            want = dict(network=net, copy=3 * n * c, late_sender=late * (L + c),
+                        compute=got[0][rank]["compute"])
+            terms_near(f"breakdown, {kind} ping-pong {s} B, rank {rank}", got[0][rank], want)
+        m = got[2]
+        shares = [float(x) for x in re.findall(r"([0-9.]+) %", m.group(1))] if m else []
+        check("breakdown: the job line is followed by the terms' shares of all ranks' time",
+              m is not None and len(shares) == 9 and abs(sum(shares) - 100) < 0.6
+              and [t for t in re.findall(r"([a-z_]+) [0-9.]+ %", m.group(1))] == list(TERMS),
+              m.group(0) if m else "(no breakdown line)")
+    if not bd:
+        return
+    s = 1000
+    got = breakdown_run(2, [bd, "late-sender", str(s)])
+    if got:
+        b = got[0]
+        L, c = transfer(PAPER, s, 3), copy(PAPER, s)
+        # rank 0 waits from its first call until rank 1 begins its send
+        terms_near("breakdown, late sender: rank 0", b[0],
+                   dict(compute=b[0]["compute"], network=L, copy=2 * c,
+                        late_sender=got[1][0] - b[0]["compute"] - L - 2 * c))
+        near("breakdown, late sender: rank 0 waits as long as rank 1 computes longer",
+             b[0]["late_sender"], b[1]["compute"] - b[0]["compute"])
+        terms_near("breakdown, late sender: rank 1", b[1], dict(compute=b[1]["compute"], copy=c))
+    s = 1048576
+    got = breakdown_run(2, [bd, "late-receiver", str(s)])
+    if got:
+        b = got[0]
+        L, c = transfer(PAPER, s, 3), copy(PAPER, s)
+        # rank 0's RTS waits at rank 1 until it posts; then the CTS's flight
+        # and the DATA's copy in.  Rank 1 waits for the CTS's flight and
+        # the DATA from rank 0 (which was waiting: no late sender).
+        terms_near("breakdown, late receiver (rendezvous): rank 0", b[0],
+                   dict(compute=b[0]["compute"], network=2 * L0, copy=c,
+                        late_receiver=got[1][0] - b[0]["compute"] - 2 * L0 - c))
+        near("breakdown, late receiver (rendezvous): rank 0 waits as long as rank 1 computes longer",
+             b[0]["late_receiver"], b[1]["compute"] - b[0]["compute"] - 2 * L0)
+        terms_near("breakdown, late receiver (rendezvous): rank 1", b[1],
+                   dict(compute=b[1]["compute"], network=L0 + L, copy=2 * c))
+    got = breakdown_run(4, [bd, "barrier"])
+    if got:
+        b, slow = got[0], got[0][3]["compute"]
+        # MPICH's barrier on one host node: a barrier, then a broadcast, of
+        # log2(4) rounds of 0-byte messages each at most
+        rounds = 4
+        for rank in range(3):
+            # the early ranks wait for the last one: collectives' waits are
+            # not told apart from late senders (docs/breakdown.md)
+            near(f"breakdown, imbalanced barrier: rank {rank} waits as long as the last rank computes longer",
+                 b[rank]["late_sender"], slow - b[rank]["compute"])
+            check(f"breakdown, imbalanced barrier: rank {rank}'s network time is within its rounds' latencies",
+                  0 < b[rank]["network"] <= rounds * L0 * (1 + TOLERANCE), f"({b[rank]['network'] * 1e6:.3f} us)")
+            check(f"breakdown, imbalanced barrier: rank {rank} has no copies, overheads or late receiver",
+                  all(abs(b[rank][t]) <= 1e-9 for t in ("copy", "send_overhead", "recv_overhead", "late_receiver",
+                                                        "collective_wait", "poll")), str(b[rank]))
+        check("breakdown, imbalanced barrier: the last rank computes and waits little",
+              b[3]["late_sender"] + b[3]["network"] <= 2 * rounds * L0 * (1 + TOLERANCE), str(b[3]))
+
+
 COLD_CLAUSE = re.compile(r"; cold starts ([0-9.]+) % of compute;")
 
 
@@ -1272,6 +1414,7 @@ def test_cold_starts(exe):
         if not need("coldstart on one core runs", r.returncode, r.stdout, r.stderr):
             return
         out = r.stdout
+        note_breakdown(exe, path)
         try:
             with open(path) as f:
                 doc = json.load(f)
@@ -1294,6 +1437,7 @@ def test_cold_starts(exe):
         env["VACED_JSON"] = path
         r = subprocess.run(cmd[3:], capture_output=True, text=True, env=env, timeout=300)
         if need("coldstart on two cores runs", r.returncode, r.stdout, r.stderr):
+            note_breakdown(exe, path)
             with open(path) as f:
                 doc = json.load(f)
             check("cold starts, a rank a core: not noted (no clause, JSON null, no cold computation)",
@@ -1483,6 +1627,9 @@ def main():
         test_program_clocks([(e, o) for e, o in progs if e])
         if progs[0][0]:
             test_host_clocks(progs[0][0])
+        bd = build("breakdown", "breakdown.c")
+        if pp:
+            test_breakdown(pp, bd)
         nbc = build("nbcoll", "nbcoll.c")
         if nbc:
             test_nonblocking_collectives(nbc)
@@ -1494,6 +1641,7 @@ def main():
         if longrun:
             test_long_run(longrun)
         test_debian_mpicc()
+        breakdown_sums()
     print(f"{passed} passed, {failed} failed")
     return 1 if failed else 0
 

@@ -84,6 +84,10 @@ def ranks(data):
     return [p["total_s"] for p in data["per_rank"]] if data else None
 
 
+def breakdowns(data):
+    return [p.get("breakdown") for p in data["per_rank"]] if data else None
+
+
 def last(text):
     """The last line of a tool's output, for a check's detail."""
     lines = [l for l in text.strip().splitlines() if l.strip()]
@@ -141,6 +145,10 @@ def same_target(tmp, n, np, argv, target):
     check(f"  its replay on the same target gives every rank's prediction bit for bit",
           rrc == 0 and ranks(rdata) == ranks(data) and rdata["prediction_s"] == data["prediction_s"],
           f"live {data['prediction_s']}, replay {rdata and rdata['prediction_s']} {last(rerr)}")
+    check("  and every rank's breakdown bit for bit",
+          rrc == 0 and breakdowns(data)[0] is not None and breakdowns(rdata) == breakdowns(data),
+          next((f"rank {i}: live {a}, replay {b}" for i, (a, b) in
+                enumerate(zip(breakdowns(data), breakdowns(rdata) or [])) if a != b), ""))
     check("  and notes nothing the target could change", not flags(rerr), last(rerr))
     return rec, data
 

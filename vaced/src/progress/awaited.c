@@ -228,7 +228,7 @@ static void recv_chain(struct vaced_chain *c, const struct answer *a)
         vaced_chain_to(c, VACED_TERM_SEND_OVERHEAD, a->hs[2]);
         vaced_chain_to(c, VACED_TERM_NETWORK, a->hs[3]);
         /* the sender handles the CTS late if it was not in MPI then */
-        vaced_chain_to(c, VACED_TERM_LATE_SENDER, a->sent - a->o_r);
+        vaced_chain_to(c, VACED_TERM_LATE_SENDER, a->sent - vaced_target_recv_overhead(vaced_sim_target()));
         vaced_chain_to(c, VACED_TERM_RECV_OVERHEAD, a->sent);
     } else
         vaced_chain_start(c, a->sent, VACED_TERM_LATE_SENDER);
@@ -246,8 +246,19 @@ static void chain_of(struct vaced_chain *c, const struct answer *a)
         vaced_chain_start(c, a->done, a->waits_for);
         return;
     }
+    const struct vaced_target *t = vaced_sim_target();
     if (a->waits_for == VACED_TERM_LATE_RECEIVER) {     /* a CTS or an eager-sync ACK */
-        vaced_chain_start(c, a->sent, VACED_TERM_LATE_RECEIVER);
+        vaced_time_t os = a->hs[3] - a->sent, flight = a->landed - a->hs[3];
+        if (a->hs[0] != VACED_TIME_UNSET) {
+            /* before the CTS: this rank's RTS reached a receiver that was
+             * waiting (its flight taken as the CTS's), the receiver's o_r */
+            vaced_time_t rts = a->sent - vaced_target_recv_overhead(t) - flight - os;
+            vaced_chain_start(c, rts, VACED_TERM_LATE_RECEIVER);
+            vaced_chain_to(c, VACED_TERM_SEND_OVERHEAD, rts + os);
+            vaced_chain_to(c, VACED_TERM_NETWORK, rts + os + flight);
+            vaced_chain_to(c, VACED_TERM_RECV_OVERHEAD, a->sent);
+        } else
+            vaced_chain_start(c, a->sent, VACED_TERM_LATE_RECEIVER);
         vaced_chain_to(c, VACED_TERM_SEND_OVERHEAD, a->hs[3]);
         vaced_chain_to(c, VACED_TERM_NETWORK, a->landed);
         if (a->hs[0] != VACED_TIME_UNSET) {             /* the DATA that answered a CTS */
