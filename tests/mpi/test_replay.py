@@ -8,11 +8,12 @@
    and x2; latency x0.5 and x4), the replay agrees within 1 % with a live
    run on that target whose compute segments are the record's
    (VACED_COMPUTE_FROM), so that the two differ by the model alone.
-3. A message eager on the record and rendezvous on the target is
-   re-timed the rendezvous way: the replay agrees with the live run on
-   that target (is, cg, ft at 16 ranks with an 8 KiB threshold, mg and lu
-   at 1 KiB; blocking and nonblocking messages at 1 KiB) and flags
-   nothing.
+3. A message whose protocol changes on the target is re-timed with the
+   target's protocol: the replay agrees with the live run on that target
+   and flags nothing, eager on the record and rendezvous there (is, cg,
+   ft at 16 ranks with an 8 KiB threshold, mg and lu at 1 KiB; blocking
+   and nonblocking messages) and the reverse (recorded at 1 KiB, replayed
+   on paper-16).
 4. Where the target could change the recorded execution the replay says
    so: a wildcard race and a Waitany race (tests/mpi/race.c), a polling
    loop, a program that relies on eager buffering; its error against the
@@ -273,6 +274,18 @@ def main():
             rc, _, _, err = live(np, [exes[argv[0]]] + argv[1:], p16, record=rec)
             if check(f"{' '.join(argv)}, {np} ranks: recorded on paper-16 (eager)", rc == 0, last(err)):
                 protocol_change(rec, np, [exes[argv[0]]] + argv[1:], eager1k, 0.0001)
+        print("== messages rendezvous on the record and eager on the target")
+        for n, (np, argv) in enumerate(((2, ["pingpong", "4000", "20"]), (2, ["exchange", "plain", "wait", "4000", "5"]),
+                                        (2, ["window", "waitall", "4000", "8", "3"]))):
+            rec = os.path.join(tmp, f"rec-eager{n}")
+            rc, _, _, err = live(np, [exes[argv[0]]] + argv[1:], eager1k, record=rec)
+            if check(f"{' '.join(argv)}, {np} ranks: recorded with a 1 KiB threshold (rendezvous)", rc == 0, last(err)):
+                protocol_change(rec, np, [exes[argv[0]]] + argv[1:], p16, 0.0001)
+        for app in ("is", "mg"):
+            rec = os.path.join(tmp, f"rec-eager-{app}")
+            rc, _, _, err = live(16, [os.path.join(apps, app), "S"], eager1k, record=rec)
+            if check(f"{app} S, 16 ranks: recorded with a 1 KiB threshold", rc == 0, last(err)):
+                protocol_change(rec, 16, [os.path.join(apps, app), "S"], p16, 0.005)
         rec = os.path.join(tmp, "rec-sendsend")
         live(2, [exes["sendsend"], "4000"], p16, record=rec)
         rrc, rdata, rerr = replay(rec, eager1k)

@@ -157,7 +157,8 @@ int vaced_replay_stamp_ready(struct rank_run *r, int from)
 /* Event e reads a stamped packet its sender has not sent yet. */
 static int needs_packet(struct rank_run *r, const struct vaced_log_event *e)
 {
-    return e->op == VACED_OP_PKT_RECV && e->flag && e->peer >= 0 && !vaced_replay_stamp_ready(r, e->peer);
+    return e->op == VACED_OP_PKT_RECV && e->flag && e->peer >= 0 &&
+           !vaced_replay_stamp_ready(r, e->peer) && !vaced_eager_skips(r, e);
 }
 
 static vaced_time_t pop_stamp(struct rank_run *r, int from, int32_t *conv)
@@ -411,8 +412,16 @@ static int defer_first(struct rank_run *r, const struct vaced_log_event *e)
 static int execute(struct rank_run *r, const struct vaced_log_event *e)
 {
     vaced_time_t t, tr;
+    struct vaced_log_event instead;
     if (r->cv && vaced_conv_event(r, e))
         return rp.failed ? -1 : 0;
+    if (r->ep) {
+        int plan = vaced_eager_event(r, e, &instead);
+        if (plan == 1)
+            return 0;
+        if (plan == 2)
+            e = &instead;
+    }
     switch (e->op) {
         case VACED_OP_BEGIN: vaced_activity_begin(); break;
         case VACED_OP_END_ACT: vaced_activity_end(); break;
@@ -506,6 +515,8 @@ static int execute(struct rank_run *r, const struct vaced_log_event *e)
     }
     if (r->cv)
         vaced_conv_after(r, e);
+    if (r->ep)
+        vaced_eager_after(r, e);
     return rp.failed ? -1 : 0;
 }
 
@@ -633,7 +644,8 @@ static enum run_outcome run_once(const char *dir, const char *target, int conver
     }
     rp.same_target = vaced_record_target_hash(path) == rp.ranks[0].log.target_hash;
     rp.eager_threshold = vaced_target_eager_threshold(t);
-    if (convert && vaced_conv_start(rp.ranks, rp.size, rp.eager_threshold)) {
+    if (convert && (vaced_conv_start(rp.ranks, rp.size, rp.eager_threshold) ||
+                    vaced_eager_plan(rp.ranks, rp.size, rp.eager_threshold))) {
         failf("out of memory for protocol changes");
         goto out;
     }
@@ -657,7 +669,10 @@ static enum run_outcome run_once(const char *dir, const char *target, int conver
         if (run_rank(&rp.ranks[i]) == 0 && rp.ranks[i].done)
             finished++;
     }
-    if (!rp.failed && finished < rp.size && rp.ranks[0].cv) {
+    int planned = 0;
+    for (int i = 0; i < rp.size; i++)
+        planned |= rp.ranks[i].cv != NULL || rp.ranks[i].ep != NULL;
+    if (!rp.failed && finished < rp.size && planned) {
         /* the record's order of reads cannot follow the rendezvous
          * packets: the recorded protocol, flagged, instead */
         stalled_converting = 1;
@@ -697,8 +712,10 @@ out:
     vaced_clock_input = NULL;
     vaced_running = 0;
     vaced_conv_free(rp.ranks, rp.size);
-    for (int i = 0; rp.ranks && i < rp.size; i++)
+    for (int i = 0; rp.ranks && i < rp.size; i++) {
         vaced_late_free(&rp.ranks[i]);
+        vaced_eager_free(&rp.ranks[i]);
+    }
     vaced_replay_unload(rp.ranks, rp.size);
     free(rp.runq);
     free(rp.pending);

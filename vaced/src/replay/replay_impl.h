@@ -45,6 +45,9 @@ struct rank_run {
     vaced_time_t sent_ta, sent_tr, handled, recv_ta;
     struct conv_rank *cv;       /* protocol.c's; NULL: no message changes protocol */
     struct late_reads *late;    /* late_reads.c's */
+    struct eager_plan *ep;      /* to_eager.c's; NULL: no message changes protocol so */
+    uint32_t ep_sreq;           /* a send made eager: its request, to complete at ep_tr */
+    vaced_time_t ep_tr;
     double out[VACED_SUMMARY_LEN];
 };
 
@@ -112,6 +115,23 @@ int vaced_conv_postponed(struct rank_run *r, struct vaced_log_event *e);
 /* A synthesized parked response (vaced_replay_fire's argument). */
 int vaced_conv_fire(struct rank_run *r, uintptr_t arg);
 #define VACED_CONV_FIRE ((uintptr_t)1 << 31)
+
+/* --- to_eager.c: messages rendezvous on the record and eager here --- */
+
+/* Links every rendezvous message across the records and plans, rank by
+ * rank, what changes for those that fit `threshold`; 0, or -1 (out of
+ * memory).  Nothing when the record's threshold is not below it. */
+int vaced_eager_plan(struct rank_run *ranks, int size, uint64_t threshold);
+void vaced_eager_free(struct rank_run *r);
+/* Recorded event e, on a rank with a plan: 0 run it, 1 skip it, 2 run
+ * *out instead. */
+int vaced_eager_event(struct rank_run *r, const struct vaced_log_event *e,
+                      struct vaced_log_event *out);
+/* Whether the plan skips recorded event e (a CTS or DATA read that no
+ * packet will come for). */
+int vaced_eager_skips(const struct rank_run *r, const struct vaced_log_event *e);
+/* After an event ran: completes a send made eager once its request exists. */
+void vaced_eager_after(struct rank_run *r, const struct vaced_log_event *e);
 
 /* --- late_reads.c: packets a wait read unexpected, read later --- */
 
