@@ -18,7 +18,7 @@ struct late_read {
 
 struct late_reads {
     struct late_read *r;
-    uint32_t count, cap;
+    size_t count, cap;
     unsigned char *unread;      /* by message id */
 };
 
@@ -53,14 +53,8 @@ int vaced_late_defer(struct rank_run *r, const struct vaced_log_event *e)
         if (!l || !(l->unread = calloc(r->nmsgs + 1, 1)))
             return vaced_replay_fail("out of memory");
     }
-    if (l->count == l->cap) {
-        uint32_t cap = l->cap ? 2 * l->cap : 8;
-        struct late_read *a = realloc(l->r, cap * sizeof *a);
-        if (!a)
-            return vaced_replay_fail("out of memory");
-        l->r = a;
-        l->cap = cap;
-    }
+    if (vaced_replay_room((void **)&l->r, &l->cap, l->count, sizeof *l->r))
+        return vaced_replay_fail("out of memory");
     ev[0] = *e;
     struct late_read *d = &l->r[l->count++];
     d->peer = e->peer;
@@ -75,17 +69,17 @@ int vaced_late_defer(struct rank_run *r, const struct vaced_log_event *e)
 
 /* Makes the put-off read i, if its packet has come and no read before it
  * waits on the same connection.  1 made, 0 not yet. */
-static int make(struct rank_run *r, uint32_t i)
+static int make(struct rank_run *r, size_t i)
 {
     struct late_reads *l = r->late;
     int peer = l->r[i].peer;
-    for (uint32_t j = 0; j < i; j++)
+    for (size_t j = 0; j < i; j++)
         if (l->r[j].peer == peer)
             return 0;
     if (!vaced_replay_stamp_ready(r, peer) || vaced_clock_st->depth == 0)
         return 0;
     struct late_read d = l->r[i];
-    for (uint32_t j = i + 1; j < l->count; j++)
+    for (size_t j = i + 1; j < l->count; j++)
         l->r[j - 1] = l->r[j];
     l->count--;
     l->unread[d.msg] = 0;
@@ -102,7 +96,7 @@ static int32_t needed_read(struct rank_run *r, const struct late_reads *l,
 {
     if (e->op == VACED_OP_PICK || e->op == VACED_OP_FIRST || e->op == VACED_OP_SIM_END)
         return 0;               /* they look at every message */
-    for (uint32_t i = 0; i < l->count; i++) {
+    for (size_t i = 0; i < l->count; i++) {
         uint32_t m = l->r[i].msg;
         if ((e->op == VACED_OP_PKT_RECV && e->peer == l->r[i].peer &&
              vaced_replay_stamp_ready(r, e->peer)) || e->msg == m || e->from == m ||
@@ -117,7 +111,7 @@ int vaced_late_ready(struct rank_run *r, const struct vaced_log_event *e)
     struct late_reads *l = r->late;
     if (!l || !l->count)
         return 1;
-    for (uint32_t i = 0; i < l->count;)         /* what has come, at this progress */
+    for (size_t i = 0; i < l->count;)           /* what has come, at this progress */
         if (!make(r, i))
             i++;
     if (!l->count)

@@ -54,13 +54,13 @@ struct hold {
  * the same wait. */
 struct postponed {
     struct vaced_log_event *e;
-    uint32_t count, cap, next;
+    size_t count, cap, next;
 };
 
 /* Recorded events already run ahead of their place (read_ahead). */
 struct skips {
     size_t *at;
-    uint32_t count, cap;
+    size_t count, cap;
 };
 
 struct conv_rank {
@@ -286,14 +286,8 @@ int vaced_conv_progress(struct rank_run *r, size_t offset)
 
 static int32_t new_conv(int sender, int receiver, uint64_t bytes)
 {
-    if (cv.n == cv.cap) {
-        size_t cap = cv.cap ? 2 * cv.cap : 64;
-        struct conv *c = realloc(cv.c, cap * sizeof *c);
-        if (!c)
-            return vaced_replay_fail("out of memory for protocol changes");
-        cv.c = c;
-        cv.cap = cap;
-    }
+    if (vaced_replay_room((void **)&cv.c, &cv.cap, cv.n, sizeof *cv.c))
+        return vaced_replay_fail("out of memory for protocol changes");
     cv.c[cv.n] = (struct conv){ .sender = sender, .receiver = receiver, .bytes = bytes };
     return (int32_t)cv.n++;
 }
@@ -476,21 +470,15 @@ static int32_t needed(const struct rank_run *r, const struct vaced_log_event *e)
 
 static int skip_later(struct skips *k, size_t at)
 {
-    if (k->count == k->cap) {
-        uint32_t cap = k->cap ? 2 * k->cap : 16;
-        size_t *a = realloc(k->at, cap * sizeof *a);
-        if (!a)
-            return vaced_replay_fail("out of memory");
-        k->at = a;
-        k->cap = cap;
-    }
+    if (vaced_replay_room((void **)&k->at, &k->cap, k->count, sizeof *k->at))
+        return vaced_replay_fail("out of memory");
     k->at[k->count++] = at;
     return 0;
 }
 
 static int skipped(struct skips *k, size_t at)
 {
-    for (uint32_t i = 0; i < k->count; i++)
+    for (size_t i = 0; i < k->count; i++)
         if (k->at[i] == at) {
             k->at[i] = k->at[--k->count];
             return 1;
@@ -500,7 +488,7 @@ static int skipped(struct skips *k, size_t at)
 
 static int will_skip(const struct skips *k, size_t at)
 {
-    for (uint32_t i = 0; i < k->count; i++)
+    for (size_t i = 0; i < k->count; i++)
         if (k->at[i] == at)
             return 1;
     return 0;
@@ -594,14 +582,8 @@ static int complete(struct rank_run *r, int32_t i, size_t offset)
 
 static int postpone(struct postponed *p, const struct vaced_log_event *e)
 {
-    if (p->count == p->cap) {
-        uint32_t cap = p->cap ? 2 * p->cap : 8;
-        struct vaced_log_event *e2 = realloc(p->e, cap * sizeof *e2);
-        if (!e2)
-            return vaced_replay_fail("out of memory");
-        p->e = e2;
-        p->cap = cap;
-    }
+    if (vaced_replay_room((void **)&p->e, &p->cap, p->count, sizeof *p->e))
+        return vaced_replay_fail("out of memory");
     p->e[p->count++] = *e;
     return 2;
 }
@@ -623,7 +605,7 @@ int vaced_conv_ready(struct rank_run *r, const struct vaced_log_event *e)
     if (k->ahead.count && skipped(&k->ahead, e->offset))
         return 2;
     if (e->op == VACED_OP_WAIT_END && k->later.count > k->later.next) {
-        for (uint32_t j = k->later.next; j < k->later.count; j++) {
+        for (size_t j = k->later.next; j < k->later.count; j++) {
             int32_t i = needed(r, &k->later.e[j]);
             int got = i < 0 ? 1 : complete(r, i, e->offset);
             if (got <= 0)

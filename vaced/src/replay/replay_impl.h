@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <stdlib.h>
 #include "vaced.h"
 #include "replay/log_reader.h"
 
@@ -65,6 +66,21 @@ void vaced_replay_unload(struct rank_run *ranks, int size);
  * in MPICH 4.0.2) fit the eager threshold; tests/mpi/test_replay.py
  * checks it against MPICH. */
 #define VACED_EAGER_HEADER 40
+
+/* Room for one more element (of `size` bytes) after the n in the array
+ * *p of capacity *cap, doubling it: 0, or -1 (out of memory). */
+static inline int vaced_replay_room(void **p, size_t *cap, size_t n, size_t size)
+{
+    if (n < *cap)
+        return 0;
+    size_t c = *cap ? 2 * *cap : 16;
+    void *q = realloc(*p, c * size);
+    if (!q)
+        return -1;
+    *p = q;
+    *cap = c;
+    return 0;
+}
 
 /* --- replay.c's, for protocol.c --- */
 

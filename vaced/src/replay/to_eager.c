@@ -56,11 +56,6 @@ struct cts_block {
     int has_data;
 };
 
-struct sent_rts {
-    int peer;
-    uint32_t k;
-};
-
 static struct {
     struct tentative *t;
     size_t n, cap;
@@ -68,14 +63,8 @@ static struct {
 
 static int add_tent(int rank, size_t offset, int act, int key_kind, int peer, uint32_t id)
 {
-    if (tent.n == tent.cap) {
-        size_t cap = tent.cap ? 2 * tent.cap : 1024;
-        struct tentative *t = realloc(tent.t, cap * sizeof *t);
-        if (!t)
-            return -1;
-        tent.t = t;
-        tent.cap = cap;
-    }
+    if (vaced_replay_room((void **)&tent.t, &tent.cap, tent.n, sizeof *tent.t))
+        return -1;
     tent.t[tent.n++] = (struct tentative){ rank, offset, act, key_kind, peer, id };
     return 0;
 }
@@ -85,14 +74,8 @@ static int add_action(struct rank_run *r, size_t offset, int act, uint64_t bytes
     struct eager_plan *p = r->ep;
     if (!p && !(p = r->ep = calloc(1, sizeof *p)))
         return -1;
-    if (p->n == p->cap) {
-        size_t cap = p->cap ? 2 * p->cap : 64;
-        struct action *a = realloc(p->a, cap * sizeof *a);
-        if (!a)
-            return -1;
-        p->a = a;
-        p->cap = cap;
-    }
+    if (vaced_replay_room((void **)&p->a, &p->cap, p->n, sizeof *p->a))
+        return -1;
     p->a[p->n++] = (struct action){ offset, act, bytes, msg };
     return 0;
 }
@@ -172,14 +155,9 @@ static int scan_receiver(struct rank_run *r, int i, struct rts_in *in, int size)
                     rc = add_tent(i, e.offset, ACT_SKIP, 0, 0, answering);
                 break;
             case VACED_OP_DEFER:
-                if (ndefer == cap_defer) {
-                    cap_defer = cap_defer ? 2 * cap_defer : 64;
-                    uint32_t *d = realloc(defer_msg, cap_defer * sizeof *d);
-                    if (!d) {
-                        rc = -1;
-                        break;
-                    }
-                    defer_msg = d;
+                if (vaced_replay_room((void **)&defer_msg, &cap_defer, ndefer, sizeof *defer_msg)) {
+                    rc = -1;
+                    break;
                 }
                 defer_msg[ndefer++] = answering;
                 if (answering)
@@ -238,24 +216,9 @@ static int scan_receiver(struct rank_run *r, int i, struct rts_in *in, int size)
 /* --- The sender's record ------------------------------------------------ */
 
 struct sender_view {
-    struct sent_rts *rts;
-    size_t nrts, cap_rts;
     struct cts_block *cts;
     size_t ncts, cap_cts;
 };
-
-static int grow(void **p, size_t *cap, size_t n, size_t elem)
-{
-    if (n < *cap)
-        return 0;
-    size_t c = *cap ? 2 * *cap : 64;
-    void *q = realloc(*p, c * elem);
-    if (!q)
-        return -1;
-    *p = q;
-    *cap = c;
-    return 0;
-}
 
 /* Scans sender rank i: its RTS and the CTS blocks that sent the DATA. */
 static int scan_sender(struct rank_run *r, int i, struct sender_view *v, int size)
@@ -279,12 +242,9 @@ static int scan_sender(struct rank_run *r, int i, struct sender_view *v, int siz
                           v->cts[cur].peer, v->cts[cur].j);
         switch (e.op) {
             case VACED_OP_PKT_SENT:
-                if (e.peer >= 0 && e.peer < size && e.kind == VACED_PKT_RTS) {
-                    if (grow((void **)&v->rts, &v->cap_rts, v->nrts, sizeof *v->rts))
-                        return free(cnt), free(defer_block), -1;
-                    v->rts[v->nrts++] = (struct sent_rts){ e.peer, cnt[e.peer].rts++ };
-                    rc = add_tent(i, e.offset, ACT_SEND_EAGER, 2, e.peer, v->rts[v->nrts - 1].k);
-                } else if (e.peer >= 0 && e.peer < size && e.kind == VACED_PKT_RNDV_DATA) {
+                if (e.peer >= 0 && e.peer < size && e.kind == VACED_PKT_RTS)
+                    rc = add_tent(i, e.offset, ACT_SEND_EAGER, 2, e.peer, cnt[e.peer].rts++);
+                else if (e.peer >= 0 && e.peer < size && e.kind == VACED_PKT_RNDV_DATA) {
                     uint32_t k = cnt[e.peer].data++;
                     if (cur >= 0 && v->cts[cur].peer == e.peer) {
                         v->cts[cur].data_k = k;
@@ -300,7 +260,7 @@ static int scan_sender(struct rank_run *r, int i, struct sender_view *v, int siz
                 break;
             case VACED_OP_PKT_RECV:
                 if (e.peer >= 0 && e.peer < size && e.flag && e.kind == VACED_PKT_CTS && cur < 0) {
-                    if (grow((void **)&v->cts, &v->cap_cts, v->ncts, sizeof *v->cts))
+                    if (vaced_replay_room((void **)&v->cts, &v->cap_cts, v->ncts, sizeof *v->cts))
                         return free(cnt), free(defer_block), -1;
                     v->cts[v->ncts] = (struct cts_block){ e.peer, cnt[e.peer].cts++, 0, 0, 0 };
                     block = (int32_t)v->ncts++;
@@ -308,7 +268,7 @@ static int scan_sender(struct rank_run *r, int i, struct sender_view *v, int siz
                 }
                 break;
             case VACED_OP_DEFER:
-                if (grow((void **)&defer_block, &cap_defer, ndefer, sizeof *defer_block))
+                if (vaced_replay_room((void **)&defer_block, &cap_defer, ndefer, sizeof *defer_block))
                     return free(cnt), free(defer_block), -1;
                 defer_block[ndefer++] = block;
                 break;
@@ -398,7 +358,7 @@ int vaced_eager_plan(struct rank_run *ranks, int size, uint64_t threshold)
             const struct cts_block *b = find_cts(&sv[x->sender], rcv, x->cts_j);
             if (!b || !b->has_data || b->data_k != x->data_k || !b->sreq)
                 continue;
-            if (grow((void **)&keys, &cap_keys, nkeys + 3, sizeof *keys))
+            if (vaced_replay_room((void **)&keys, &cap_keys, nkeys + 2, sizeof *keys))
                 goto out;
             keys[nkeys++] = (struct ckey){ rcv, 0, 0, m, x->bytes, 0 };
             keys[nkeys++] = (struct ckey){ x->sender, 1, rcv, x->cts_j, x->bytes, b->sreq };
@@ -419,10 +379,8 @@ int vaced_eager_plan(struct rank_run *ranks, int size, uint64_t threshold)
 out:
     for (int i = 0; in && i < size; i++)
         free(in[i]);
-    for (int i = 0; sv && i < size; i++) {
-        free(sv[i].rts);
+    for (int i = 0; sv && i < size; i++)
         free(sv[i].cts);
-    }
     free(in);
     free(sv);
     free(keys);
