@@ -21,6 +21,11 @@
 #
 #   vaced: warning: rank 2: MPI_Recv(MPI_ANY_SOURCE): the senders not yet heard from wait on other ranks, so the target's first message cannot be proven; it took the earliest one present: the prediction is approximate
 #
+# and the breakdown of all ranks' time rank 0 prints after the prediction
+# (docs/breakdown.md):
+#
+#   vaced: breakdown (all ranks): compute 73.2 %, poll 0.0 %, ..., collective_wait 0.0 %
+#
 # and, with MPICH_SUITE_RANK_LINES=1 (run.sh's --rank-lines), every rank's
 # line:
 #
@@ -132,6 +137,7 @@ fi
     awk -v dropped="${MPICH_SUITE_DROPPED:-/dev/null}" -v rank_lines="${MPICH_SUITE_RANK_LINES:-0}" '
         function vaced_line(l) {
             return l ~ /^vaced: prediction [0-9.]+ s on target .* \([0-9]+ ranks; slowest rank [0-9]+: [^)]*\)( APPROXIMATE: not modelled: .*)?$/ ||
+                   l ~ /^vaced: breakdown \(all ranks\): compute [0-9.]+ %(, [a-z_]+ [0-9.]+ %)+$/ ||
                    l ~ /^vaced: warning: MPI_[A-Za-z_]+ uses (one-sided communication \(RMA\)|dynamic processes|MPI calls from several threads), which the model does not time: the prediction is approximate$/ ||
                    l ~ /^vaced: warning: a collective with a tsp_\* algorithm uses MPICH.s gentran schedules, which the model does not time: the prediction is approximate$/ ||
                    l ~ /^vaced: warning: rank [0-9]+: MPI_[A-Za-z_]+(\(MPI_ANY_SOURCE\))?: the senders not yet heard from wait on other ranks, so the target.s first message cannot be proven; it took the earliest one present: the prediction is approximate$/

@@ -202,8 +202,20 @@ with tempfile.TemporaryDirectory() as tmp:
     doc = json.load(open(j)) if os.path.exists(j) else {"prediction_s": -1, "per_rank": []}
     check("the page names the prediction and target",
           f"{doc['prediction_s']:.9f} s on paper-16" in page, page[:300])
-    for what in ("breakdown not available", "call sites not available", "critical path not available"):
+    check("the run's JSON has each rank's breakdown: the page draws it, not 'breakdown not available'",
+          all("breakdown" in x for x in doc["per_rank"]) and "breakdown not available" not in page)
+    for what in ("call sites not available", "critical path not available"):
         check(f"without them in the JSON the page says '{what}'", what in page)
+    if doc["per_rank"]:         # an older run's JSON, without the breakdown
+        old = dict(doc, per_rank=[{k: v for k, v in x.items() if k != "breakdown"} for x in doc["per_rank"]])
+        j0 = os.path.join(tmp, "old.json")
+        with open(j0, "w") as f:
+            json.dump(old, f)
+        r = vaced("report", os.path.join(tmp, "rep0"), "--json", j0)
+        page0 = os.path.join(tmp, "rep0", "report.html")
+        check("from a JSON without the breakdown the page says 'breakdown not available'",
+              r.returncode == 0 and os.path.exists(page0) and "breakdown not available" in open(page0).read(),
+              detail(r))
     check("the timeline says how many messages it draws (4 + 1 laps of 8)",
           "8 ranks traced; 40 messages" in page, re.findall(r"<p>.*traced.*</p>", page))
     look(exe, rep, "run --report", ["breakdown.png", "timeline.png"])
