@@ -25,8 +25,8 @@ static const char *const div_what[DIV_COUNT] = {
     "a test or probe answers otherwise on this target (a polling loop may run another number of times)",
     "a rendezvous answer is parked otherwise on this target",
     "a message changes protocol on this target where the replay does not follow the change "
-    "(rendezvous on the record and eager here, a synchronous send's, or where the record's order "
-    "of reads cannot follow the rendezvous packets); it is re-timed with the recorded protocol",
+    "(a synchronous send's, a rendezvous message the records do not link, or where the record's "
+    "order of reads cannot follow the rendezvous packets); it is re-timed with the recorded protocol",
     "a rendezvous packet of a message eager on the record is handled before packets sent ahead of it "
     "on its connection",
     "a wildcard receive would match another sender's message first on this target",
@@ -52,30 +52,15 @@ static struct {
     int failed;
 } rp;
 
-static int vfailf(const char *fmt, va_list ap)
-{
-    if (rp.failed)
-        return -1;
-    vsnprintf(rp.err, rp.errlen, fmt, ap);
-    rp.failed = 1;
-    return -1;
-}
-
-static int failf(const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vfailf(fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
 int vaced_replay_fail(const char *fmt, ...)
 {
     va_list ap;
+    if (rp.failed)
+        return -1;
     va_start(ap, fmt);
-    vfailf(fmt, ap);
+    vsnprintf(rp.err, rp.errlen, fmt, ap);
     va_end(ap);
+    rp.failed = 1;
     return -1;
 }
 
@@ -132,7 +117,7 @@ int vaced_replay_push_stamp(int from, int to, vaced_time_t ta, int32_t conv)
         uint32_t cap = q->cap ? 2 * q->cap : 8;
         struct stamp *s2 = malloc(cap * sizeof *s2);
         if (!s2)
-            return failf("out of memory for packets in flight");
+            return vaced_replay_fail("out of memory for packets in flight");
         for (uint32_t i = 0; i < q->count; i++)
             s2[i] = q->s[(q->head + i) % q->cap];
         free(q->s);
@@ -207,9 +192,9 @@ static int next_measurement(int op, struct vaced_log_event *e)
     char why[512];
     int got = vaced_log_next(&r->log, r->cursor, e, why, sizeof why);
     if (got < 0)
-        return failf("%s", why);
+        return vaced_replay_fail("%s", why);
     if (got == 0 || e->op != op)
-        return failf("%s: offset %zu: the record is out of step with the model here "
+        return vaced_replay_fail("%s: offset %zu: the record is out of step with the model here "
                      "(expected the clock's %s)", r->log.path, e->offset,
                      op == VACED_OP_SEGMENT ? "segment" : "close");
     return 0;
@@ -249,12 +234,12 @@ static int run_block(struct rank_run *r, size_t *pos, size_t end)
     while (!rp.failed && *pos < end) {
         int got = vaced_log_next(&r->log, pos, &e, why, sizeof why);
         if (got <= 0)
-            return r->cursor = saved, got < 0 ? failf("%s", why) : 0;
+            return r->cursor = saved, got < 0 ? vaced_replay_fail("%s", why) : 0;
         if (e.op == VACED_OP_FIRE_END)
             break;
         if (needs_packet(r, &e)) {
             r->cursor = saved;
-            return failf("%s: offset %zu: a parked response waits for a packet from rank %d, "
+            return vaced_replay_fail("%s: offset %zu: a parked response waits for a packet from rank %d, "
                          "which this replay cannot follow", r->log.path, e.offset, e.peer);
         }
         execute(r, &e);
@@ -272,13 +257,13 @@ void vaced_replay_fire(void *arg)
     }
     uint32_t id = (uint32_t)(uintptr_t)arg;
     if (id == 0 || id > r->nfires || !r->fires[id - 1].at) {
-        failf("%s: offset %zu: the model fired parked response %u, which the record never fired",
+        vaced_replay_fail("%s: offset %zu: the model fired parked response %u, which the record never fired",
               r->log.path, *r->cursor, id);
         return;
     }
     struct fire_block *b = &r->fires[id - 1];
     if (b->fired) {
-        failf("%s: offset %zu: parked response %u fired twice", r->log.path, b->at, id);
+        vaced_replay_fail("%s: offset %zu: parked response %u fired twice", r->log.path, b->at, id);
         return;
     }
     b->fired = 1;
@@ -286,7 +271,7 @@ void vaced_replay_fire(void *arg)
     struct vaced_log_event e;
     char why[512];
     if (vaced_log_next(&r->log, &pos, &e, why, sizeof why) != 1) {
-        failf("%s", why);
+        vaced_replay_fail("%s", why);
         return;
     }
     int in_place = b->at == *r->cursor;
@@ -401,7 +386,7 @@ static int defer_first(struct rank_run *r, const struct vaced_log_event *e)
         size_t cap = rp.cap_pending ? 2 * rp.cap_pending : 64;
         void *p = realloc(rp.pending, cap * sizeof *rp.pending);
         if (!p)
-            return failf("out of memory");
+            return vaced_replay_fail("out of memory");
         rp.pending = p;
         rp.cap_pending = cap;
     }
@@ -452,7 +437,7 @@ static int execute(struct rank_run *r, const struct vaced_log_event *e)
         case VACED_OP_RESPOND_END: vaced_respond_end(); break;
         case VACED_OP_MSG_INIT:
             if (r->msgs_made >= r->nmsgs)
-                return failf("%s: offset %zu: more messages than counted", r->log.path, e->offset);
+                return vaced_replay_fail("%s: offset %zu: more messages than counted", r->log.path, e->offset);
             vaced_msg_init(msg(r, ++r->msgs_made));
             break;
         case VACED_OP_COMPLETE_BY: vaced_msg_complete_by(msg(r, e->msg), eval(r, e)); break;
@@ -511,7 +496,7 @@ static int execute(struct rank_run *r, const struct vaced_log_event *e)
             wake_blocked_on((int)(r - rp.ranks));
             break;
         default:
-            return failf("%s: offset %zu: event %d out of place", r->log.path, e->offset, e->op);
+            return vaced_replay_fail("%s: offset %zu: event %d out of place", r->log.path, e->offset, e->op);
     }
     if (r->cv)
         vaced_conv_after(r, e);
@@ -531,9 +516,9 @@ static int run_rank(struct rank_run *r)
         size_t at = r->pos;
         int got = vaced_log_next(&r->log, &r->pos, &e, why, sizeof why);
         if (got < 0)
-            return failf("%s", why);
+            return vaced_replay_fail("%s", why);
         if (got == 0)
-            return failf("%s: offset %zu: the record ends before MPI_Finalize", r->log.path, r->pos);
+            return vaced_replay_fail("%s: offset %zu: the record ends before MPI_Finalize", r->log.path, r->pos);
         r->cursor = &r->pos;
         if (r->cv) {
             int late = vaced_late_ready(r, &e);
@@ -635,18 +620,18 @@ static enum run_outcome run_once(const char *dir, const char *target, int conver
     }
     rp.runq = calloc((size_t)rp.size, sizeof *rp.runq);
     if (!rp.runq) {
-        failf("out of memory for %d ranks", rp.size);
+        vaced_replay_fail("out of memory for %d ranks", rp.size);
         goto out;
     }
     if (vaced_sim_load_target(target, rp.size, path, sizeof path, &t, why, sizeof why)) {
-        failf("%s", why);
+        vaced_replay_fail("%s", why);
         goto out;
     }
     rp.same_target = vaced_record_target_hash(path) == rp.ranks[0].log.target_hash;
     rp.eager_threshold = vaced_target_eager_threshold(t);
     if (convert && (vaced_conv_start(rp.ranks, rp.size, rp.eager_threshold) ||
                     vaced_eager_plan(rp.ranks, rp.size, rp.eager_threshold))) {
-        failf("out of memory for protocol changes");
+        vaced_replay_fail("out of memory for protocol changes");
         goto out;
     }
     vaced_clock_input = &replay_input;
@@ -655,7 +640,7 @@ static enum run_outcome run_once(const char *dir, const char *target, int conver
         vaced_rank_state_bind(r->state);
         r->started = 1;
         if (vaced_sim_start_replay(i, rp.size, t, path, r->log.flags & VACED_LOG_OVERSUBSCRIBED)) {
-            failf("rank %d: out of memory for the model's state", i);
+            vaced_replay_fail("rank %d: out of memory for the model's state", i);
             goto out;
         }
         vaced_msg_init(&r->msgs[0]);
@@ -681,7 +666,7 @@ static enum run_outcome run_once(const char *dir, const char *target, int conver
     if (!rp.failed && finished < rp.size) {
         for (int i = 0; i < rp.size; i++)
             if (!rp.ranks[i].done) {
-                failf("%s: offset %zu: the replay stalls: rank %d waits for a packet from rank %d "
+                vaced_replay_fail("%s: offset %zu: the replay stalls: rank %d waits for a packet from rank %d "
                       "that the record never sends", rp.ranks[i].log.path, rp.ranks[i].pos, i,
                       rp.ranks[i].blocked_on);
                 break;
@@ -690,7 +675,7 @@ static enum run_outcome run_once(const char *dir, const char *target, int conver
     if (!rp.failed) {
         double *all = malloc((size_t)rp.size * VACED_SUMMARY_LEN * sizeof *all);
         if (!all) {
-            failf("out of memory");
+            vaced_replay_fail("out of memory");
             goto out;
         }
         for (int i = 0; i < rp.size; i++)
@@ -702,7 +687,7 @@ static enum run_outcome run_once(const char *dir, const char *target, int conver
             all[3] = (double)((unsigned)all[3] | VACED_UNMODELLED_REPLAY);
         vaced_rank_state_bind(rp.ranks[0].state);
         if (vaced_report_job(all, rp.size))
-            failf("the JSON report could not be written");
+            vaced_replay_fail("the JSON report could not be written");
         free(all);
     }
 out:
