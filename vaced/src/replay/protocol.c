@@ -394,8 +394,8 @@ int vaced_conv_event(struct rank_run *r, const struct vaced_log_event *e)
         case VACED_OP_COMPLETE_BY: return completed(r, e);
         case VACED_OP_PKT_RECV:
             /* the connection's packets the record does not have, sent before
-             * this one; outside any MPI call (a packet read by the clock's own
-             * progress) they wait for the next progress point */
+             * this one; a read outside any MPI call (a collective schedule's)
+             * leaves them to the next progress point */
             if (e->flag && e->peer >= 0 && vaced_clock_st->depth > 0)
                 while (take_syn(r, e->peer, 0, e->offset) == 1)
                     ;
