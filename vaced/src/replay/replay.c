@@ -24,11 +24,11 @@ static const char *const div_name[DIV_COUNT] = {
 static const char *const div_what[DIV_COUNT] = {
     "a test or probe answers otherwise on this target (a polling loop may run another number of times)",
     "a rendezvous answer is parked otherwise on this target",
-    "a message changes protocol on this target where the replay does not follow the change "
-    "(a synchronous send's, a rendezvous message the records do not link, or where the record's "
-    "order of reads cannot follow the rendezvous packets); it is re-timed with the recorded protocol",
-    "a rendezvous packet of a message eager on the record is handled before packets sent ahead of it "
-    "on its connection",
+    ("a message changes protocol on this target where the replay does not follow the change "
+     "(a synchronous send's, a rendezvous message the records do not link, or where the record's "
+     "order of reads cannot follow the rendezvous packets); it is re-timed with the recorded protocol"),
+    ("a rendezvous packet of a message eager on the record is handled before packets sent ahead of it "
+     "on its connection"),
     "a wildcard receive would match another sender's message first on this target",
     "MPI_Waitany or MPI_Waitsome would complete another request first on this target",
     "a target time MPICH computed itself (a collective schedule) is replayed as recorded",

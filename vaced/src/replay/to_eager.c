@@ -364,7 +364,8 @@ int vaced_eager_plan(struct rank_run *ranks, int size, uint64_t threshold)
             keys[nkeys++] = (struct ckey){ x->sender, 1, rcv, x->cts_j, x->bytes, b->sreq };
             keys[nkeys++] = (struct ckey){ x->sender, 2, rcv, x->rts_k, x->bytes, b->sreq };
         }
-    qsort(keys, nkeys, sizeof *keys, ckey_cmp);
+    if (nkeys)
+        qsort(keys, nkeys, sizeof *keys, ckey_cmp);
     for (size_t t = 0; t < tent.n; t++) {
         const struct tentative *x = &tent.t[t];
         struct ckey probe = { x->rank, x->key_kind, x->peer, x->id, 0, 0 };
