@@ -94,14 +94,9 @@ def rank_events(rank):
 
 
 def prepare_out_dir(d):
-    """Creates d if missing and removes an archive left in it; ConvertError
-    with the reason if it cannot."""
-    try:
-        os.makedirs(d, exist_ok=True)
-    except OSError as e:
-        raise ConvertError(f"{d}: cannot create the directory: {e.strerror}")
-    if not os.access(d, os.W_OK | os.X_OK):
-        raise ConvertError(f"{d}: the directory is not writable")
+    """Creates d if missing and removes an archive left in it;
+    vaced_syspy.Failure or ConvertError with the reason if it cannot."""
+    vaced_syspy.writable_dir(d)
     try:
         for name in (ARCHIVE + ".otf2", ARCHIVE + ".def"):
             if os.path.lexists(os.path.join(d, name)):
@@ -159,16 +154,13 @@ def convert(trace_dir, out_dir):
         ranks = vaced_traces.read_dir(trace_dir)
     except vaced_traces.TraceError as e:
         raise ConvertError(str(e))
-    how = vaced_syspy.python_with("otf2")
-    if how is None:
-        raise ConvertError(f"writing OTF2 needs Debian's python3-otf2, which neither {sys.executable} nor "
-                           f"{vaced_syspy.SYSTEM_PYTHON} can import: apt-get install python3-otf2")
-    prepare_out_dir(out_dir)
-    if how != "here":
-        status, out = vaced_syspy.run_script(how, os.path.abspath(__file__), [trace_dir, out_dir])
-        if status != 0:
-            raise ConvertError(out.strip().splitlines()[-1] if out.strip() else f"{how} failed ({status})")
-        return out.strip()
+    try:
+        how = vaced_syspy.interpreter("otf2", "writing OTF2 needs Debian's python3-otf2", "python3-otf2")
+        prepare_out_dir(out_dir)
+        if how != "here":
+            return vaced_syspy.run_script(how, os.path.abspath(__file__), [trace_dir, out_dir])
+    except vaced_syspy.Failure as e:
+        raise ConvertError(str(e))
     try:
         events, sends = write_archive(ranks, out_dir)
     except Exception as e:              # the library's errors have no common base

@@ -167,26 +167,27 @@ def plot_breakdown(data, plt, path):
     return bool(split)
 
 
-def plot_call_sites(rows, plt, path):
-    fig, ax = plt.subplots(figsize=(10, 0.4 * len(rows) + 1.2))
-    labels = [r[0] if len(r[0]) <= 60 else r[0][:57] + "..." for r in rows][::-1]
-    ax.barh(labels, [r[2] for r in rows][::-1], color="#4c72b0")
-    ax.set_xlabel("predicted time (s)")
-    ax.set_title(f"top {len(rows)} call sites")
+def plot_bars(labels, values, color, xlabel, title, plt, path):
+    """Horizontal bars, the first label on top."""
+    fig, ax = plt.subplots(figsize=(10, 0.4 * len(labels) + 1.2))
+    ax.barh(labels[::-1], values[::-1], color=color)
+    ax.set_xlabel(xlabel)
+    ax.set_title(title)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
     plt.close(fig)
+
+
+def plot_call_sites(rows, plt, path):
+    plot_bars([r[0] if len(r[0]) <= 60 else r[0][:57] + "..." for r in rows], [r[2] for r in rows],
+              "#4c72b0", "predicted time (s)", f"top {len(rows)} call sites", plt, path)
 
 
 def plot_critical_path(comp, plt, path):
     terms = [k for k, v in comp.items() if v > 0] or list(comp)
-    fig, ax = plt.subplots(figsize=(10, 0.4 * len(terms) + 1.2))
-    ax.barh([t.replace("_", " ") for t in terms][::-1], [comp[t] for t in terms][::-1], color="#c44e52")
-    ax.set_xlabel("time on the critical path (s)")
-    ax.set_title(f"the critical path's composition ({sum(comp.values()):.9f} s)")
-    fig.tight_layout()
-    fig.savefig(path, dpi=100)
-    plt.close(fig)
+    plot_bars([t.replace("_", " ") for t in terms], [comp[t] for t in terms], "#c44e52",
+              "time on the critical path (s)",
+              f"the critical path's composition ({sum(comp.values()):.9f} s)", plt, path)
 
 
 def plot_timeline(ranks, plt, path):
@@ -304,15 +305,6 @@ img {{ max-width: 100%; display: block; margin: 0.5em 0; }}
 
 # --- The command ---------------------------------------------------------
 
-def prepare_out_dir(d):
-    try:
-        os.makedirs(d, exist_ok=True)
-    except OSError as e:
-        raise ReportError(f"{d}: cannot create the directory: {e.strerror}")
-    if not os.access(d, os.W_OK | os.X_OK):
-        raise ReportError(f"{d}: the directory is not writable")
-
-
 def make_report(json_path, trace_dir, out_dir):
     """Checks the input, then writes the report where matplotlib is;
     returns the page's path.  ReportError if it cannot."""
@@ -322,17 +314,14 @@ def make_report(json_path, trace_dir, out_dir):
             vaced_traces.trace_files(trace_dir)
         except vaced_traces.TraceError as e:
             raise ReportError(str(e))
-    how = vaced_syspy.python_with("matplotlib")
-    if how is None:
-        raise ReportError(f"the report needs matplotlib, which neither {sys.executable} nor "
-                          f"{vaced_syspy.SYSTEM_PYTHON} can import: apt-get install python3-matplotlib")
-    prepare_out_dir(out_dir)
-    if how != "here":
-        status, out = vaced_syspy.run_script(how, os.path.abspath(__file__),
-                                             [json_path, trace_dir or "", out_dir])
-        if status != 0:
-            raise ReportError(out.strip().splitlines()[-1] if out.strip() else f"{how} failed ({status})")
-        return out.strip().splitlines()[-1]
+    try:
+        how = vaced_syspy.interpreter("matplotlib", "the report needs matplotlib", "python3-matplotlib")
+        vaced_syspy.writable_dir(out_dir)
+        if how != "here":
+            return vaced_syspy.run_script(how, os.path.abspath(__file__),
+                                          [json_path, trace_dir or "", out_dir]).splitlines()[-1]
+    except vaced_syspy.Failure as e:
+        raise ReportError(str(e))
     try:
         return write_report(json_path, trace_dir, out_dir)
     except vaced_traces.TraceError as e:

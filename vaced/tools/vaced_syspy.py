@@ -12,6 +12,10 @@ import sys
 SYSTEM_PYTHON = "/usr/bin/python3"
 
 
+class Failure(Exception):
+    """What a module needs cannot be had or done; the message says why."""
+
+
 def python_with(module):
     """'here' if this interpreter can import `module`, else the path of
     the system's interpreter if it can, else None."""
@@ -29,9 +33,34 @@ def python_with(module):
     return None
 
 
+def interpreter(module, need, package):
+    """python_with(module), or Failure: `need` (what needs the module),
+    which interpreters lack it and the package to install."""
+    how = python_with(module)
+    if how is None:
+        raise Failure(f"{need}, which neither {sys.executable} nor {SYSTEM_PYTHON} can import: "
+                      f"apt-get install {package}")
+    return how
+
+
+def writable_dir(d):
+    """Creates directory d if missing; Failure if it cannot or d is not
+    writable."""
+    try:
+        os.makedirs(d, exist_ok=True)
+    except OSError as e:
+        raise Failure(f"{d}: cannot create the directory: {e.strerror}")
+    if not os.access(d, os.W_OK | os.X_OK):
+        raise Failure(f"{d}: the directory is not writable")
+
+
 def run_script(python, script, args):
     """Runs `script` with `args` under `python`, without writing bytecode
-    beside it; (exit status, its output)."""
+    beside it; its output, stripped.  Failure with its last line (or its
+    status) if it fails."""
     r = subprocess.run([python, "-B", script] + list(args), stdout=subprocess.PIPE,
                        stderr=subprocess.STDOUT, text=True)
-    return r.returncode, r.stdout
+    out = r.stdout.strip()
+    if r.returncode != 0:
+        raise Failure(out.splitlines()[-1] if out else f"{python} failed ({r.returncode})")
+    return out
