@@ -13,7 +13,7 @@
    and flags nothing, eager on the record and rendezvous there (is, cg,
    ft at 16 ranks with an 8 KiB threshold, mg and lu at 1 KiB; blocking
    and nonblocking messages) and the reverse (recorded at 1 KiB, replayed
-   on paper-16).
+   on paper-16): within 1 % for the mini-apps, 0.01 % for two ranks.
 4. Where the target could change the recorded execution the replay says
    so: a wildcard race and a Waitany race (tests/mpi/race.c), a polling
    loop, a program that relies on eager buffering; its error against the
@@ -40,6 +40,11 @@ VACED = os.path.join(ROOT, "vaced", "tools", "vaced")
 TOPO = os.path.join(ROOT, "topo")
 APPS = ("ep", "is", "cg", "ft", "stencil", "mg", "lu")
 EAGER_HEADER = 40       # vaced/src/replay/replay.c: VACED_EAGER_HEADER
+# A mini-app's live run is not bit-reproducible under host load: an eager
+# packet the target reads inside a wait may reach the host only after it
+# (docs/limits.md, "What a wait reads"). The 1 % bound is the check;
+# the two-rank programs, which have no such race, keep a tight one.
+APP_TOL = 0.01
 
 
 def take_json(path):
@@ -267,7 +272,7 @@ def main():
         eager1k = variant(tmp, "paper-16", "p16-eager-1k", eager_threshold="1 KiB")
         for n, app, thr in ((2, "is", eager8k), (3, "cg", eager8k), (4, "ft", eager8k), (6, "mg", eager1k),
                             (7, "lu", eager1k)):        # same_target's records above
-            protocol_change(os.path.join(tmp, f"rec{n}"), 16, [os.path.join(apps, app), "S"], thr, 0.001)
+            protocol_change(os.path.join(tmp, f"rec{n}"), 16, [os.path.join(apps, app), "S"], thr, APP_TOL)
         for n, (np, argv) in enumerate(((2, ["pingpong", "4000", "20"]), (2, ["exchange", "plain", "wait", "4000", "5"]),
                                         (2, ["ring", "3000", "4"]), (2, ["window", "waitall", "4000", "8", "3"]))):
             rec = os.path.join(tmp, f"rec-rndv{n}")
@@ -285,7 +290,7 @@ def main():
             rec = os.path.join(tmp, f"rec-eager-{app}")
             rc, _, _, err = live(16, [os.path.join(apps, app), "S"], eager1k, record=rec)
             if check(f"{app} S, 16 ranks: recorded with a 1 KiB threshold", rc == 0, last(err)):
-                protocol_change(rec, 16, [os.path.join(apps, app), "S"], p16, 0.005)
+                protocol_change(rec, 16, [os.path.join(apps, app), "S"], p16, APP_TOL)
         rec = os.path.join(tmp, "rec-sendsend")
         live(2, [exes["sendsend"], "4000"], p16, record=rec)
         rrc, rdata, rerr = replay(rec, eager1k)
