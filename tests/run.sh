@@ -88,6 +88,7 @@ if [ "${1:-all}" != unit ]; then
     if "$ROOT/build.sh"; then
         install_test_packages
         suite "MPI integration" python3 "$ROOT/tests/mpi/test_predictions.py" "$ROOT"
+        suite "per-call and per-call-site tables (C, Fortran)" python3 "$ROOT/tests/mpi/test_calls.py" "$ROOT"
         # a record re-timed on its own target and on others, against live runs
         suite "record and replay" python3 "$ROOT/tests/mpi/test_replay.py" "$ROOT"
         suite "vaced front end" "$ROOT/tests/tools/test_vaced_cli.sh" "$ROOT"

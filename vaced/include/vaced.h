@@ -47,6 +47,14 @@ int vaced_sim_start(int rank, int size, const struct vaced_device *device,
 #define VACED_SUMMARY_LEN 14
 void vaced_sim_end(double out[VACED_SUMMARY_LEN]);
 
+/* After vaced_sim_end: this rank's table of MPI calls by function and call
+ * site, packed for the gather to rank 0 (valid until vaced_shutdown; 0
+ * bytes if it could not be packed). */
+size_t vaced_calls_packed(const void **buf);
+/* Rank 0 only, before vaced_report_job: every rank's packed table, rank
+ * order, back to back (lens[r] bytes each), for the JSON's call tables. */
+void vaced_report_calls(const void *packed, const int64_t *lens, int size);
+
 /* Rank 0 only: all ranks' summaries (size * VACED_SUMMARY_LEN doubles, rank
  * order).  Prints the program line and writes $VACED_JSON if set.  Returns 0,
  * or non-zero when the JSON file could not be written (already reported). */
@@ -71,6 +79,14 @@ void vaced_unmodelled(enum vaced_unmodelled kind, const char *call);
 
 /* Frees what the simulator holds (after the report). */
 void vaced_shutdown(void);
+
+/* --- MPI calls --------------------------------------------------------- */
+
+/* A binding of the MPI API starts (func: its __func__; caller: its return
+ * address) and ends, for the per-call and per-call-site tables.  Nested
+ * bindings fold into the outermost. */
+void vaced_call_enter(const char *func, void *caller);
+void vaced_call_exit(void);
 
 /* --- Compute segment boundaries ---------------------------------------- */
 

@@ -97,9 +97,10 @@ def call_sites(data):
     for s in sites:
         if not isinstance(s, dict):
             continue
-        where = s.get("site") or ":".join(str(s[k]) for k in ("file", "line") if s.get(k) is not None)
-        name = s.get("function") or s.get("call") or ""
-        label = f"{name} ({where})" if name and where else name or where or "?"
+        where = f"{os.path.basename(s['file'])}:{s['line']}" if s.get("file") and s.get("line") else \
+            f"{os.path.basename(s.get('module') or '?')}+{s.get('offset')}"
+        name = (s.get("function") or "?") + (f" in {s['caller']}" if s.get("caller") else "")
+        label = f"{name} ({where})"
         rows.append((label, s.get("calls"), float(s.get("total_s", 0) or 0)))
     rows.sort(key=lambda r: -r[2])
     return rows[:TOP_SITES] or None

@@ -11,6 +11,7 @@
 #include "record/record.h"
 #include "sim/rank_state.h"
 #include "report/breakdown.h"
+#include "report/calls.h"
 
 static struct vaced_clock clock_live;
 struct vaced_clock *vaced_clock_st = &clock_live;
@@ -157,6 +158,7 @@ void vaced_activity_begin(void)
         c->last_compute = seg;
         c->last_coldness = coldness;
         c->call_start = c->tv;
+        vaced_calls_activity();
         vaced_bounds_activity_point();  /* tV is current: answer bound requests */
     }
     vaced_rec_leave();

@@ -2,6 +2,7 @@
 #include <string.h>
 #include "report/report.h"
 #include "report/breakdown.h"
+#include "report/calls.h"
 
 _Static_assert(VACED_SUMMARY_BREAKDOWN + VACED_TERMS <= VACED_SUMMARY_LEN,
                "the rank summary holds every term of the breakdown");
@@ -130,6 +131,11 @@ int vaced_write_json(const char *path, const struct vaced_job_info *job, const d
                     FIELD(all, r, VACED_SUMMARY_BREAKDOWN + i));
         fprintf(f, "}}%s\n", r + 1 < job->ranks ? "," : "");
     }
-    fprintf(f, "  ]\n}\n");
+    fprintf(f, "  ]");
+    double rank_seconds = 0;
+    for (int r = 0; r < job->ranks; r++)
+        rank_seconds += FIELD(all, r, 0);
+    vaced_calls_write_json(f, rank_seconds);
+    fprintf(f, "\n}\n");
     return fclose(f) == 0 ? 0 : -1;
 }

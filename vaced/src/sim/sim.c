@@ -16,6 +16,7 @@
 #include "progress/peers.h"
 #include "progress/awaited.h"
 #include "report/breakdown.h"
+#include "report/calls.h"
 #include "record/record.h"
 #include "replay/compute_from.h"
 #include "sim/rank_state.h"
@@ -94,6 +95,7 @@ static void reset_rank(int rank, int size)
     vaced_send_reset();
     vaced_progress_reset();
     vaced_breakdown_reset();
+    vaced_calls_reset();
     vaced_sim_st->rank = rank;
     vaced_sim_st->size = size;
 }
@@ -239,6 +241,11 @@ static const char *unmodelled_what(unsigned kind)
     }
 }
 
+void vaced_report_calls(const void *packed, const int64_t *lens, int size)
+{
+    vaced_calls_merge(packed, lens, size);
+}
+
 int vaced_report_job(const double *all, int size)
 {
     unsigned unmodelled = 0;
@@ -295,6 +302,7 @@ void vaced_unmodelled(enum vaced_unmodelled kind, const char *call)
 void vaced_shutdown(void)
 {
     vaced_running = 0;
+    vaced_calls_free();
     vaced_trace_close(vaced_sim_st->rank);   /* a job that never reached vaced_sim_end */
     vaced_free_deferred();
     vaced_bounds_free();

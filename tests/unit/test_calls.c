@@ -1,0 +1,129 @@
+/* Unit tests of the per-call tables (vaced/src/report/calls.c,
+ * calls_report.c, symbolize.c): a call's share starts at its first
+ * activity (the segment that activity closes is the program's), nested
+ * bindings fold into the outermost, a call without an activity is counted
+ * with no time, two ranks' tables merge by (function, site), and a site is
+ * named by the file and line of the call in this very file. */
+#include <stdlib.h>
+#include <string.h>
+
+#include "check.h"
+#include "vaced.h"
+#include "report/calls.h"
+
+#define US(x) ((vaced_time_t) ((x) * 1000000LL))     /* microseconds in ps */
+
+static int send_line;   /* the line of the call to fake_send in run_calls */
+
+/* Stands for a binding: its return address is in its caller. */
+static __attribute__((noinline)) void fake_send(vaced_time_t before, vaced_time_t inside)
+{
+    vaced_call_enter("internal_Send", __builtin_return_address(0));
+    vaced_breakdown_add(VACED_TERM_COMPUTE, before);    /* the program's segment */
+    vaced_calls_activity();
+    vaced_breakdown_add(VACED_TERM_NETWORK, inside);
+    vaced_call_enter("internal_Isend", __builtin_return_address(0));    /* nested */
+    vaced_calls_activity();
+    vaced_breakdown_add(VACED_TERM_COPY, inside);
+    vaced_call_exit();
+    vaced_call_exit();
+}
+
+static __attribute__((noinline)) void fake_comm_rank(void)
+{
+    vaced_call_enter("internal_Comm_rank", __builtin_return_address(0));
+    vaced_call_exit();
+}
+
+static __attribute__((noinline)) void run_calls(void)
+{
+    volatile int reps = 3;      /* one call site: the loop is not unrolled */
+    for (int i = 0; i < reps; i++) {
+        send_line = __LINE__ + 1;
+        fake_send(US(5), US(2));
+    }
+    fake_comm_rank();
+    vaced_call_exit();          /* unbalanced: ignored */
+}
+
+static const struct vaced_call_row *row_named(const struct vaced_call_row *rows, size_t n,
+                                              const char *func)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!strcmp(rows[i].func, func))
+            return &rows[i];
+    return NULL;
+}
+
+static void test_tables(void)
+{
+    vaced_running = 1;
+    vaced_breakdown_reset();
+    vaced_calls_reset();
+    run_calls();
+
+    const void *packed;
+    size_t len = vaced_calls_packed(&packed);
+    CHECK(len > 8);
+    char *two = malloc(2 * len);
+    memcpy(two, packed, len);
+    memcpy(two + len, packed, len);
+    int64_t lens[2] = {(int64_t) len, (int64_t) len};
+    CHECK_EQ_I64(vaced_calls_merge(two, lens, 2), 0);
+    free(two);
+
+    size_t n;
+    const struct vaced_call_row *rows = vaced_calls_merged(&n);
+    CHECK_EQ_I64((int64_t) n, 2);       /* the nested Isend folded into Send */
+    const struct vaced_call_row *send = row_named(rows, n, "internal_Send");
+    const struct vaced_call_row *rank = row_named(rows, n, "internal_Comm_rank");
+    CHECK(send && rank);
+    if (!send || !rank)
+        return;
+    CHECK(send == &rows[0]);            /* heaviest first */
+    CHECK_EQ_I64((int64_t) send->calls, 6);
+    CHECK_EQ_I64(send->ranks, 2);
+    CHECK_EQ_I64(send->sum.term[VACED_TERM_COMPUTE], 0);
+    CHECK_EQ_I64(send->sum.term[VACED_TERM_NETWORK], 6 * US(2));
+    CHECK_EQ_I64(send->sum.term[VACED_TERM_COPY], 6 * US(2));
+    CHECK_EQ_I64((int64_t) rank->calls, 2);
+    CHECK_EQ_I64(vaced_breakdown_total(&rank->sum), 0);
+    CHECK(strstr(send->module, "test_calls") != NULL);
+
+    char buf[64];
+    CHECK_EQ_STR(vaced_call_name("internal_Send", buf, sizeof buf), "MPI_Send");
+    CHECK_EQ_STR(vaced_call_name("MPI_T_init_thread", buf, sizeof buf), "MPI_T_init_thread");
+
+    char *json = NULL;
+    size_t json_len = 0;
+    FILE *f = open_memstream(&json, &json_len);
+    vaced_calls_write_json(f, 1.0);
+    fclose(f);
+    CHECK_CONTAINS(json, "\"calls\": [");
+    CHECK_CONTAINS(json, "{\"function\": \"MPI_Send\", \"calls\": 6, \"total_s\": 0.000024000000");
+    CHECK_CONTAINS(json, "\"caller\": \"run_calls\"");
+    CHECK_CONTAINS(json, "test_calls.c\"");
+    char line[32];
+    snprintf(line, sizeof line, "\"line\": %d,", send_line);
+    CHECK_CONTAINS(json, line);
+    free(json);
+    vaced_calls_free();
+    vaced_running = 0;
+}
+
+/* A table cut short is refused with the rank named; nothing is merged. */
+static void test_malformed(void)
+{
+    const char cut[12] = {2, 0, 0, 0, 0, 0, 0, 0, 'x', 0, 'y', 0};
+    int64_t lens[1] = {sizeof cut};
+    CHECK_EQ_I64(vaced_calls_merge(cut, lens, 1), -1);
+    size_t n;
+    CHECK(vaced_calls_merged(&n) == NULL && n == 0);
+}
+
+int main(void)
+{
+    test_tables();
+    test_malformed();
+    return CHECK_REPORT();
+}

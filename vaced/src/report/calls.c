@@ -1,0 +1,249 @@
+/* A rank's table of MPI calls by (function, call site) (calls.h). */
+#define _GNU_SOURCE
+#include <dlfcn.h>
+#include <execinfo.h>
+#include <link.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include "vaced.h"
+#include "clock/clock.h"
+#include "report/calls.h"
+
+#define MPICH_RANGES 8
+
+static struct {
+    int off;                    /* VACED_CALLS=0: no tables */
+    int depth;                  /* nested bindings fold into the outermost */
+    int open, started;
+    const char *func;
+    uintptr_t site;
+    struct vaced_breakdown at_start;
+    struct vaced_call_row *rows;        /* open addressing, cap a power of 2 */
+    size_t n, cap;
+    uintptr_t lo[MPICH_RANGES], hi[MPICH_RANGES];
+    int ranges;
+    char *packed;
+} calls;
+
+/* --- MPICH's own code: a binding called from there is not the program's */
+
+static int add_mpich_ranges(struct dl_phdr_info *info, size_t size, void *unused)
+{
+    (void) size, (void) unused;
+    const char *base = strrchr(info->dlpi_name, '/');
+    base = base ? base + 1 : info->dlpi_name;
+    if (strncmp(base, "libmpi", 6) != 0)       /* libmpi, libmpifort, libmpicxx */
+        return 0;
+    for (int i = 0; i < info->dlpi_phnum && calls.ranges < MPICH_RANGES; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
+            calls.lo[calls.ranges] = info->dlpi_addr + ph->p_vaddr;
+            calls.hi[calls.ranges++] = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
+        }
+    }
+    return 0;
+}
+
+static int in_mpich(uintptr_t a)
+{
+    for (int i = 0; i < calls.ranges; i++)
+        if (a >= calls.lo[i] && a < calls.hi[i])
+            return 1;
+    return 0;
+}
+
+/* The program's address that called the binding: its return address, or,
+ * when that is inside MPICH (a Fortran binding, a binding not inlined),
+ * the first frame outside it. */
+static uintptr_t program_caller(uintptr_t ra)
+{
+    if (!in_mpich(ra))
+        return ra;
+    void *frame[24];
+    int n = backtrace(frame, 24);
+    for (int i = 0; i < n; i++)
+        if (!in_mpich((uintptr_t) frame[i]))
+            return (uintptr_t) frame[i];
+    return ra;
+}
+
+void vaced_calls_reset(void)
+{
+    free(calls.rows);
+    free(calls.packed);
+    memset(&calls, 0, sizeof calls);
+    const char *env = getenv("VACED_CALLS");
+    calls.off = env && (!strcmp(env, "0") || !strcmp(env, "off"));
+    if (calls.off)
+        return;
+    dl_iterate_phdr(add_mpich_ranges, NULL);
+    void *warm[2];
+    backtrace(warm, 2);         /* loads the unwinder now, not inside a call */
+}
+
+/* --- the table ------------------------------------------------------------ */
+
+static size_t slot_of(const char *func, uintptr_t site, size_t cap)
+{
+    uintptr_t h = site ^ ((uintptr_t) func << 7);
+    h *= (uintptr_t) 0x9E3779B97F4A7C15u;
+    return (size_t) (h >> 17) & (cap - 1);
+}
+
+static int grow(void)
+{
+    size_t cap = calls.cap ? 2 * calls.cap : 64;
+    struct vaced_call_row *rows = calloc(cap, sizeof *rows);
+    if (!rows)
+        return -1;
+    for (size_t i = 0; i < calls.cap; i++) {
+        const struct vaced_call_row *r = &calls.rows[i];
+        if (!r->func)
+            continue;
+        size_t j = slot_of(r->func, r->site, cap);
+        while (rows[j].func)
+            j = (j + 1) & (cap - 1);
+        rows[j] = *r;
+    }
+    free(calls.rows);
+    calls.rows = rows;
+    calls.cap = cap;
+    return 0;
+}
+
+static struct vaced_call_row *row_of(const char *func, uintptr_t site)
+{
+    if (2 * (calls.n + 1) > calls.cap && grow())
+        return NULL;            /* out of memory: the call goes uncounted */
+    size_t i = slot_of(func, site, calls.cap);
+    for (;; i = (i + 1) & (calls.cap - 1)) {
+        struct vaced_call_row *r = &calls.rows[i];
+        if (r->func == func && r->site == site)
+            return r;
+        if (!r->func) {
+            r->func = func;
+            r->site = site;
+            calls.n++;
+            return r;
+        }
+    }
+}
+
+/* --- the bindings' hooks (vaced.h) ----------------------------------------- */
+
+void vaced_call_enter(const char *func, void *caller)
+{
+    if (calls.off || calls.depth++ || !vaced_running)
+        return;
+    calls.open = 1;
+    calls.started = 0;
+    calls.func = func;
+    calls.site = program_caller((uintptr_t) caller);
+}
+
+void vaced_calls_activity(void)
+{
+    if (calls.open && !calls.started) {
+        calls.started = 1;
+        calls.at_start = *vaced_breakdown_st;
+    }
+}
+
+/* Counts the open call (its time so far) and closes it. */
+static void close_call(void)
+{
+    calls.open = 0;
+    struct vaced_call_row *r = row_of(calls.func, calls.site);
+    if (!r)
+        return;
+    r->calls++;
+    if (calls.started)
+        for (int t = 0; t < VACED_TERMS; t++)
+            r->sum.term[t] += vaced_breakdown_st->term[t] - calls.at_start.term[t];
+}
+
+void vaced_call_exit(void)
+{
+    if (calls.off || calls.depth == 0 || --calls.depth)
+        return;
+    if (calls.open && vaced_running)
+        close_call();
+    calls.open = 0;
+}
+
+const char *vaced_call_name(const char *func, char *buf, size_t n)
+{
+    if (strncmp(func, "internal_", 9) != 0)
+        return func;
+    snprintf(buf, n, "MPI_%s", func + 9);
+    return buf;
+}
+
+/* --- packed for rank 0 -------------------------------------------------------
+ * u64 rows; per row: the function's name and the site's object file, each
+ * NUL-terminated, then u64 offset in that file (as addr2line reads it),
+ * u64 calls, and the VACED_TERMS terms as i64 picoseconds. */
+
+struct site_module { uintptr_t addr; const char *name; uintptr_t bias; };
+
+static int find_module(struct dl_phdr_info *info, size_t size, void *arg)
+{
+    (void) size;
+    struct site_module *m = arg;
+    for (int i = 0; i < info->dlpi_phnum; i++) {
+        const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
+        uintptr_t lo = info->dlpi_addr + ph->p_vaddr;
+        if (ph->p_type == PT_LOAD && m->addr >= lo && m->addr < lo + ph->p_memsz) {
+            m->name = info->dlpi_name;
+            m->bias = info->dlpi_addr;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static char *put(char *p, const void *v, size_t n)
+{
+    memcpy(p, v, n);
+    return p + n;
+}
+
+size_t vaced_calls_packed(const void **buf)
+{
+    static char exe[4096];
+    *buf = NULL;
+    if (calls.off)
+        return 0;
+    if (calls.open && vaced_running)        /* MPI_Finalize itself */
+        close_call();
+    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+    exe[len > 0 ? len : 0] = '\0';
+    size_t bytes = 8;
+    for (size_t i = 0; i < calls.cap; i++)
+        if (calls.rows[i].func)
+            bytes += strlen(calls.rows[i].func) + 1 + sizeof exe + 16 + 8 * VACED_TERMS;
+    free(calls.packed);
+    calls.packed = malloc(bytes);
+    if (!calls.packed)
+        return 0;
+    uint64_t rows = calls.n;
+    char *p = put(calls.packed, &rows, 8);
+    for (size_t i = 0; i < calls.cap; i++) {
+        const struct vaced_call_row *r = &calls.rows[i];
+        if (!r->func)
+            continue;
+        /* the return address is past the call: its line is the call's */
+        struct site_module m = {r->site - 1, NULL, 0};
+        dl_iterate_phdr(find_module, &m);
+        const char *module = !m.name ? "" : m.name[0] ? m.name : exe;
+        uint64_t offset = m.name ? r->site - 1 - m.bias : r->site;
+        p = put(p, r->func, strlen(r->func) + 1);
+        p = put(p, module, strlen(module) + 1);
+        p = put(p, &offset, 8);
+        p = put(p, &r->calls, 8);
+        p = put(p, r->sum.term, 8 * VACED_TERMS);
+    }
+    *buf = calls.packed;
+    return (size_t) (p - calls.packed);
+}

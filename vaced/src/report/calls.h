@@ -1,0 +1,55 @@
+/* Where a rank's MPI time goes by MPI function and by call site
+ * (docs/breakdown.md#per-call-and-per-call-site).
+ *
+ * A call's share is what the breakdown accrues from its first activity
+ * (the compute segment that its first activity closes is the program's)
+ * to its exit, so the calls' rows plus the computation outside them add
+ * up to the rank's prediction, term by term.  Nothing here reads a clock:
+ * an MPI call costs a hash look-up at its exit, and a stack walk at its
+ * entry when the binding's caller is inside MPICH's own libraries (the
+ * Fortran bindings, bindings not inlined). */
+#ifndef VACED_CALLS_H
+#define VACED_CALLS_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include "report/breakdown.h"
+
+/* One (MPI function, call site) of one rank, or of the job once merged. */
+struct vaced_call_row {
+    const char *func;           /* the binding's __func__, e.g. "internal_Send" */
+    const char *module;         /* merged rows: the object file of the call site */
+    uintptr_t site;             /* a rank's: the address; merged: its offset in module */
+    uint64_t calls;
+    int ranks;                  /* merged rows: how many ranks made such calls */
+    struct vaced_breakdown sum; /* what the calls accrued, by term */
+};
+
+/* The clock's first activity of a call starts here (clock.c). */
+void vaced_calls_activity(void);
+
+/* Zeroes this rank's table and finds MPICH's own code (simulation start). */
+void vaced_calls_reset(void);
+
+/* "internal_Send" -> "MPI_Send" into buf (size n); other names unchanged. */
+const char *vaced_call_name(const char *func, char *buf, size_t n);
+
+/* --- rank 0: the job's table (calls_report.c) --- */
+
+/* Parses every rank's packed table and merges them; 0, or -1 with a
+ * message on stderr if a table is malformed (the tables are left out). */
+int vaced_calls_merge(const void *packed, const int64_t *lens, int size);
+
+/* The merged rows, heaviest first (NULL, 0 when no table was merged). */
+const struct vaced_call_row *vaced_calls_merged(size_t *n);
+
+/* The JSON's "calls" and "call_sites" members, each preceded by ",\n";
+ * nothing when no table was merged.  rank_seconds: the sum of every
+ * rank's prediction, which the shares divide. */
+void vaced_calls_write_json(FILE *f, double rank_seconds);
+
+/* Frees the merged table. */
+void vaced_calls_free(void);
+
+#endif
