@@ -127,6 +127,11 @@ def test_c(tmp):
               s and s["caller"] == "main" and s["calls"] == calls and s["ranks"] == ranks,
               json.dumps(s) if s else "not found: " + ", ".join(
                   f"{x['function']}@{x['file']}:{x['line']}" for x in data["call_sites"]))
+    red = site(data, "MPI_Allreduce", "calls.c", at["allreduce"])
+    if red:
+        check("calls.c: ranks 2 and 3 wait in MPI_Allreduce for ranks 0 and 1: collective_wait, "
+              "no late_sender", red["breakdown"]["collective_wait"] > 0.5 * MS / 1e3 and
+              red["breakdown"]["late_sender"] == 0, json.dumps(red["breakdown"]))
     recv = site(data, "MPI_Recv", "calls.c", at["recv"])
     if recv:
         waited = recv["breakdown"]["late_sender"]

@@ -111,6 +111,54 @@ static void test_tables(void)
     vaced_running = 0;
 }
 
+/* A blocking collective's late_sender is collective_wait, in the rank's
+ * sums and in its row; a point-to-point call's stays late_sender. */
+static __attribute__((noinline)) void fake_call(const char *func, vaced_time_t late)
+{
+    vaced_call_enter(func, __builtin_return_address(0));
+    vaced_calls_activity();
+    vaced_breakdown_add(VACED_TERM_LATE_SENDER, late);
+    vaced_breakdown_add(VACED_TERM_NETWORK, US(1));
+    vaced_call_exit();
+}
+
+static void test_collectives(void)
+{
+    vaced_running = 1;
+    vaced_breakdown_reset();
+    vaced_calls_reset();
+    fake_call("internal_Allreduce", US(7));
+    fake_call("internal_Alltoallv_c", US(3));
+    fake_call("internal_Sendrecv", US(5));
+    fake_call("internal_Iallreduce", US(2));    /* nonblocking: its wait is the program's */
+    CHECK_EQ_I64(vaced_breakdown_st->term[VACED_TERM_COLLECTIVE_WAIT], US(10));
+    CHECK_EQ_I64(vaced_breakdown_st->term[VACED_TERM_LATE_SENDER], US(7));
+    CHECK_EQ_I64(vaced_breakdown_st->term[VACED_TERM_NETWORK], US(4));
+
+    const void *packed;
+    int64_t len = (int64_t) vaced_calls_packed(&packed);
+    CHECK_EQ_I64(vaced_calls_merge(packed, &len, 1), 0);
+    size_t n;
+    const struct vaced_call_row *rows = vaced_calls_merged(&n);
+    const struct vaced_call_row *all = row_named(rows, n, "internal_Allreduce");
+    const struct vaced_call_row *sr = row_named(rows, n, "internal_Sendrecv");
+    CHECK(all && all->sum.term[VACED_TERM_COLLECTIVE_WAIT] == US(7) &&
+          all->sum.term[VACED_TERM_LATE_SENDER] == 0);
+    CHECK(sr && sr->sum.term[VACED_TERM_LATE_SENDER] == US(5) &&
+          sr->sum.term[VACED_TERM_COLLECTIVE_WAIT] == 0);
+    vaced_calls_free();
+
+    /* the split does not depend on the tables */
+    setenv("VACED_CALLS", "0", 1);
+    vaced_breakdown_reset();
+    vaced_calls_reset();
+    fake_call("internal_Barrier", US(4));
+    CHECK_EQ_I64(vaced_breakdown_st->term[VACED_TERM_COLLECTIVE_WAIT], US(4));
+    CHECK_EQ_I64((int64_t) vaced_calls_packed(&packed), 0);
+    unsetenv("VACED_CALLS");
+    vaced_running = 0;
+}
+
 /* A table cut short is refused with the rank named; nothing is merged. */
 static void test_malformed(void)
 {
@@ -124,6 +172,7 @@ static void test_malformed(void)
 int main(void)
 {
     test_tables();
+    test_collectives();
     test_malformed();
     return CHECK_REPORT();
 }

@@ -36,6 +36,7 @@ static const char *const op_name[VACED_OP_LAST + 1] = {
     [VACED_OP_WAIT_COMPLETE] = "wait_complete", [VACED_OP_WAIT_END] = "wait_end",
     [VACED_OP_PROBE_FOUND] = "probe_found", [VACED_OP_UNMODELLED] = "unmodelled",
     [VACED_OP_SIM_END] = "sim_end", [VACED_OP_PICK] = "pick", [VACED_OP_FIRST] = "first", [VACED_OP_DONE] = "done", [VACED_OP_SEGMENT] = "segment", [VACED_OP_CLOSE] = "close",
+    [VACED_OP_COLL_BEGIN] = "coll_begin", [VACED_OP_COLL_END] = "coll_end",
 };
 static const char *const src_name[VACED_SRC_LAST + 1] = {
     "unset", "raw", "sent_ta", "sent_tr", "handled", "recv_ta", "done", "arrival", "now",

@@ -80,7 +80,9 @@ enum vaced_log_op {
     VACED_OP_CLOSE,             /* an activity closed: the poll charge (ps) and, with
                                  * VACED_LOG_OVERSUBSCRIBED, whether the segment after
                                  * it starts cold */
-    VACED_OP_LAST = VACED_OP_CLOSE,
+    VACED_OP_COLL_BEGIN,        /* a blocking collective call began (the breakdown's */
+    VACED_OP_COLL_END,          /* collective_wait), ended */
+    VACED_OP_LAST = VACED_OP_COLL_END,
     VACED_OP_TRAILER = 0x7f     /* event count, then 8 bytes: vaced_log_hash */
 };
 

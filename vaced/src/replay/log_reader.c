@@ -168,7 +168,8 @@ static const char *const layout[VACED_OP_LAST + 1] = {
     [VACED_OP_WAIT_BEGIN] = "", [VACED_OP_WAIT_COMPLETE] = "t", [VACED_OP_WAIT_END] = "",
     [VACED_OP_PROBE_FOUND] = "t", [VACED_OP_UNMODELLED] = "v", [VACED_OP_SIM_END] = "",
     [VACED_OP_SEGMENT] = "S", [VACED_OP_CLOSE] = "C", [VACED_OP_PICK] = "FL",
-    [VACED_OP_FIRST] = "FQ", [VACED_OP_DONE] = "mb",
+    [VACED_OP_FIRST] = "FQ", [VACED_OP_DONE] = "mb", [VACED_OP_COLL_BEGIN] = "",
+    [VACED_OP_COLL_END] = "",
 };
 
 uint32_t vaced_log_list_item(const struct vaced_log *log, size_t *at)

@@ -1,6 +1,7 @@
 /* The breakdown's sums and the split of a wait's jump (breakdown.h). */
 #include <string.h>
 #include "report/breakdown.h"
+#include "record/record.h"
 #include "sim/rank_state.h"
 
 const char *const vaced_term_names[VACED_TERMS] = {
@@ -15,6 +16,25 @@ VACED_STATE_SLOT(vaced_breakdown_slot, vaced_breakdown_st, breakdown_live);
 void vaced_breakdown_reset(void)
 {
     memset(vaced_breakdown_st, 0, sizeof *vaced_breakdown_st);
+}
+
+void vaced_breakdown_collective_begin(void)
+{
+    if (vaced_rec_enter())
+        vaced_rec_op(VACED_OP_COLL_BEGIN);
+    vaced_rec_leave();
+    vaced_breakdown_st->late_at_collective = vaced_breakdown_st->term[VACED_TERM_LATE_SENDER];
+}
+
+void vaced_breakdown_collective_end(void)
+{
+    if (vaced_rec_enter())
+        vaced_rec_op(VACED_OP_COLL_END);
+    vaced_rec_leave();
+    struct vaced_breakdown *b = vaced_breakdown_st;
+    vaced_time_t late = b->term[VACED_TERM_LATE_SENDER] - b->late_at_collective;
+    b->term[VACED_TERM_LATE_SENDER] -= late;
+    b->term[VACED_TERM_COLLECTIVE_WAIT] += late;
 }
 
 void vaced_chain_start(struct vaced_chain *c, vaced_time_t begin, int lead)

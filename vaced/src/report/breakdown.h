@@ -19,7 +19,7 @@ enum vaced_term {
     VACED_TERM_NETWORK,         /* L(s, h): latency, bandwidth, warm-up */
     VACED_TERM_LATE_SENDER,     /* waiting before the awaited message's sender began sending it */
     VACED_TERM_LATE_RECEIVER,   /* a rendezvous or synchronous send waiting before its answer began */
-    VACED_TERM_COLLECTIVE_WAIT, /* not told apart from late_sender (docs/breakdown.md) */
+    VACED_TERM_COLLECTIVE_WAIT, /* late_sender inside a blocking collective call */
     VACED_TERMS
 };
 
@@ -28,6 +28,7 @@ extern const char *const vaced_term_names[VACED_TERMS];
 
 struct vaced_breakdown {
     vaced_time_t term[VACED_TERMS];
+    vaced_time_t late_at_collective;    /* late_sender as the open collective began */
 };
 
 /* How a completion time was composed: from `begin` (when the awaited
@@ -63,6 +64,12 @@ static inline void vaced_breakdown_add(enum vaced_term t, vaced_time_t dt)
 {
     vaced_breakdown_st->term[t] += dt;
 }
+
+/* A blocking collective call begins / ends: the late_sender it accrued
+ * becomes collective_wait (a peer late into the collective).  Recorded,
+ * so that a replay splits alike. */
+void vaced_breakdown_collective_begin(void);
+void vaced_breakdown_collective_end(void);
 
 /* Zeroes this rank's sums (simulation start). */
 void vaced_breakdown_reset(void);

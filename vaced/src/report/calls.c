@@ -14,7 +14,8 @@
 
 static struct {
     int off;                    /* VACED_CALLS=0: no tables */
-    int depth;                  /* nested bindings fold into the outermost */
+    int depth;
+    int collective;             /* the open call is a blocking collective */                  /* nested bindings fold into the outermost */
     int open, started;
     const char *func;
     uintptr_t site;
@@ -132,9 +133,48 @@ static struct vaced_call_row *row_of(const char *func, uintptr_t site)
 
 /* --- the bindings' hooks (vaced.h) ----------------------------------------- */
 
+/* The blocking collectives, whose waits are for peers late into them
+ * (the breakdown's collective_wait); their large-count forms end in _c. */
+static int names_collective(const char *func)
+{
+    static const char *const names[] = {
+        "Barrier", "Bcast", "Gather", "Gatherv", "Scatter", "Scatterv", "Allgather",
+        "Allgatherv", "Alltoall", "Alltoallv", "Alltoallw", "Reduce", "Allreduce",
+        "Reduce_scatter", "Reduce_scatter_block", "Scan", "Exscan", "Neighbor_allgather",
+        "Neighbor_allgatherv", "Neighbor_alltoall", "Neighbor_alltoallv", "Neighbor_alltoallw",
+    };
+    if (strncmp(func, "internal_", 9) != 0)
+        return 0;
+    func += 9;
+    size_t n = strlen(func);
+    if (n > 2 && !strcmp(func + n - 2, "_c"))
+        n -= 2;
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (strlen(names[i]) == n && !strncmp(func, names[i], n))
+            return 1;
+    return 0;
+}
+
+/* names_collective, remembered by the name's address (one a binding). */
+static int is_collective(const char *func)
+{
+    static struct { const char *func; int yes; } seen[128];
+    size_t i = ((uintptr_t) func >> 3) % 128;
+    if (seen[i].func != func) {
+        seen[i].func = func;
+        seen[i].yes = names_collective(func);
+    }
+    return seen[i].yes;
+}
+
 void vaced_call_enter(const char *func, void *caller)
 {
-    if (calls.off || calls.depth++ || !vaced_running)
+    if (calls.depth++ || !vaced_running)
+        return;
+    calls.collective = is_collective(func);
+    if (calls.collective)
+        vaced_breakdown_collective_begin();
+    if (calls.off)
         return;
     calls.open = 1;
     calls.started = 0;
@@ -165,8 +205,11 @@ static void close_call(void)
 
 void vaced_call_exit(void)
 {
-    if (calls.off || calls.depth == 0 || --calls.depth)
+    if (calls.depth == 0 || --calls.depth)
         return;
+    if (calls.collective && vaced_running)
+        vaced_breakdown_collective_end();   /* before the row takes its terms */
+    calls.collective = 0;
     if (calls.open && vaced_running)
         close_call();
     calls.open = 0;
