@@ -5,8 +5,9 @@ at in a real browser: tests/mpi/ring.c on 8 ranks is predicted with
 that lists each image's natural size and place) and takes a screenshot, in
 which every plot's region must hold a drawing (many colours, much ink)
 while the page's empty margin holds none.  The parts the JSON lacks
-(breakdown, call sites, critical path) say "not available"; given them
-(made-up values in a copy of the JSON) the page draws them instead.  More
+(breakdown, call sites, critical path) say "not available"; a run's JSON
+has the breakdown and call sites (ring.c built with -g: its lines named);
+given all (made-up values in a copy of the JSON) the page draws them.  More
 than 64 ranks: the timeline shows the first 64.  Bad input: help, usage
 errors, a JSON that is no prediction, an unwritable report directory (the
 prediction still printed).
@@ -186,7 +187,7 @@ with tempfile.TemporaryDirectory() as tmp:
     if not check("Debian's chromium is installed", exe, why or ""):
         finish()
     ring = os.path.join(tmp, "ring")
-    b = subprocess.run([os.path.join(BIN, "mpicc"), "-O2", "-o", ring, os.path.join(ROOT, "tests", "mpi", "ring.c")],
+    b = subprocess.run([os.path.join(BIN, "mpicc"), "-O2", "-g", "-o", ring, os.path.join(ROOT, "tests", "mpi", "ring.c")],
                        capture_output=True, text=True)
     if not check("ring.c builds with install/vaced's mpicc", b.returncode == 0, b.stderr[-300:]):
         finish()
@@ -204,21 +205,26 @@ with tempfile.TemporaryDirectory() as tmp:
           f"{doc['prediction_s']:.9f} s on paper-16" in page, page[:300])
     check("the run's JSON has each rank's breakdown: the page draws it, not 'breakdown not available'",
           all("breakdown" in x for x in doc["per_rank"]) and "breakdown not available" not in page)
-    for what in ("call sites not available", "critical path not available"):
-        check(f"without them in the JSON the page says '{what}'", what in page)
-    if doc["per_rank"]:         # an older run's JSON, without the breakdown
-        old = dict(doc, per_rank=[{k: v for k, v in x.items() if k != "breakdown"} for x in doc["per_rank"]])
+    check("the run's JSON has call sites: the page lists them (ring.c's lines), not 'call sites not available'",
+          doc.get("call_sites") and "call sites not available" not in page and
+          re.search(r"MPI_\w+ in main \(ring\.c:\d+\)", page), re.findall(r"<td>MPI_[^<]*</td>", page)[:3])
+    check("without it in the JSON the page says 'critical path not available'",
+          "critical path not available" in page)
+    if doc["per_rank"]:         # an older run's JSON, without the breakdown and call tables
+        old = {k: v for k, v in doc.items() if k not in ("calls", "call_sites")}
+        old["per_rank"] = [{k: v for k, v in x.items() if k != "breakdown"} for x in doc["per_rank"]]
         j0 = os.path.join(tmp, "old.json")
         with open(j0, "w") as f:
             json.dump(old, f)
         r = vaced("report", os.path.join(tmp, "rep0"), "--json", j0)
         page0 = os.path.join(tmp, "rep0", "report.html")
-        check("from a JSON without the breakdown the page says 'breakdown not available'",
-              r.returncode == 0 and os.path.exists(page0) and "breakdown not available" in open(page0).read(),
-              detail(r))
+        text0 = open(page0).read() if os.path.exists(page0) else ""
+        check("from a JSON without the breakdown and call sites the page says 'breakdown not available' "
+              "and 'call sites not available'", r.returncode == 0 and "breakdown not available" in text0
+              and "call sites not available" in text0, detail(r))
     check("the timeline says how many messages it draws (4 + 1 laps of 8)",
           "8 ranks traced; 40 messages" in page, re.findall(r"<p>.*traced.*</p>", page))
-    look(exe, rep, "run --report", ["breakdown.png", "timeline.png"])
+    look(exe, rep, "run --report", ["breakdown.png", "call_sites.png", "timeline.png"])
 
     # --- vaced report from a JSON with a breakdown, call sites, critical path
     if doc["per_rank"]:
