@@ -5,7 +5,8 @@ rendezvous), pingpong.c and exchange.c (nonblocking, persistent, polled).
 The archive is read back with Debian's otf2-print: every rank is a
 location whose regions nest and end at its prediction; computation and
 polling add up to its compute time; each message lies inside an MPI call;
-the messages are those the program sends (count and size); each pair's
+the messages are those the program sends (count and size), inside the
+regions of the MPI functions that send and receive them; each pair's
 sends and receives match one to one, in order, of equal size, the receive
 completing no earlier than the send.  Then bad input: help, usage errors,
 a missing or garbled trace, an unwritable output directory (the prediction
@@ -94,7 +95,7 @@ def walk(events):
         last = t
         if what == "ENTER":
             stack.append((x, t))
-            if x == "MPI":
+            if x.startswith("MPI"):         # "MPI_Send", or "MPI" without call tables
                 per_call.append(0)
         elif what == "LEAVE":
             if not stack or stack[-1][0] != x:
@@ -103,11 +104,25 @@ def walk(events):
             name, start = stack.pop()
             if name not in [s[0] for s in stack]:
                 total[name] += t - start
-        elif stack and stack[-1][0] == "MPI":
+        elif stack and stack[-1][0].startswith("MPI"):
             per_call[-1] += 1
         else:
             outside += 1
     return nested and not stack, last, total, outside, per_call
+
+
+def regions_of_messages(events):
+    """[(MPI_SEND or MPI_RECV, the region it lies in)] of one location."""
+    stack, out = [], []
+    for what, t, x in events:
+        if what == "ENTER":
+            stack.append(x)
+        elif what == "LEAVE":
+            if stack:
+                stack.pop()
+        else:
+            out.append((what, stack[-1] if stack else None))
+    return out
 
 
 def check_archive(label, archive, doc, ranks, expect):
@@ -169,7 +184,7 @@ with tempfile.TemporaryDirectory() as tmp:
     progs = {}
     for name in ("ring", "pingpong", "exchange"):
         exe = os.path.join(tmp, name)
-        b = subprocess.run([os.path.join(BIN, "mpicc"), "-O2", "-o", exe,
+        b = subprocess.run([os.path.join(BIN, "mpicc"), "-O2", "-g", "-o", exe,
                             os.path.join(ROOT, "tests", "mpi", name + ".c")], capture_output=True, text=True)
         if check(f"{name}.c builds with install/vaced's mpicc", b.returncode == 0, b.stderr[-300:]):
             progs[name] = exe
@@ -188,6 +203,12 @@ with tempfile.TemporaryDirectory() as tmp:
                 calls = [walk(ev[loc])[4] for loc in range(ranks)]
                 check(f"ring {ranks}x{size}B: every rank has {2 * (laps + 1)} MPI calls of one message each",
                       all(c == [1] * (2 * (laps + 1)) for c in calls), str([len(c) for c in calls]))
+                # named by function: each send inside an MPI_Send, each receive inside an MPI_Recv
+                named = [(what, stack_top) for loc in range(ranks) for what, stack_top in regions_of_messages(ev[loc])]
+                check(f"ring {ranks}x{size}B: the MPI regions are named by function: sends in MPI_Send, "
+                      "receives in MPI_Recv", named and all((w == "MPI_SEND") == (r == "MPI_Send") and
+                                                            r in ("MPI_Send", "MPI_Recv") for w, r in named),
+                      str(sorted(set(named))))
     if "pingpong" in progs:
         for size in (0, 1000, 300000):
             out = run_traced(f"pingpong {size}B", tmp, 2, [progs["pingpong"], str(size), "10"])

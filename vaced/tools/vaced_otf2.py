@@ -24,8 +24,8 @@ VACED_TRACE=TRACE_DIR) into an OTF2 archive, OUT_DIR/traces.otf2 with
 OUT_DIR/traces.def and OUT_DIR/traces/, for Vampir, ViTE or otf2-print.
 Times are the target's, in picoseconds.  Each rank is a location ("rank
 R"); its compute spans enter the region "computation", its MPI calls the
-region "MPI" (the model does not know the call's name), its polling
-"polling"; each message is an MpiSend on its sender and an MpiRecv on its
+region of the MPI function's name ("MPI" where the run kept no call
+tables: VACED_CALLS=0), its polling "polling"; each message is an MpiSend on its sender and an MpiRecv on its
 receiver (communicator MPI_COMM_WORLD, world ranks, tag 0: the model does
 not know tags), with its size.  A receive completed on the target while
 its rank computed is placed at the start of the rank's next MPI call,
@@ -46,7 +46,6 @@ Example:
 """
 
 ARCHIVE = "traces"
-REGIONS = {"compute": "computation", "mpi": "MPI", "poll": "polling"}
 
 # Events at one time: spans end and start around the MPI calls, so that a
 # message at a call's first or last instant is inside the call.
@@ -63,16 +62,31 @@ def in_call(starts, mpi, t):
     return i >= 0 and mpi[i][1] <= t <= mpi[i][2]
 
 
+def call_names(rank):
+    """A function naming the MPI function whose call holds a span [a, b]
+    of rank's ("MPI" where no call line does)."""
+    calls = sorted((a, b, rank.sites[site][0]) for site, a, b in rank.calls)
+    starts = [c[0] for c in calls]
+
+    def name(a, b):
+        i = bisect.bisect_right(starts, a) - 1
+        return calls[i][2] if i >= 0 and b <= calls[i][1] else "MPI"
+    return name
+
+
 def rank_events(rank):
     """A rank's events in time order: (t, order, what, detail); `what` is
-    enter/leave (detail: the span kind) or send/recv (detail: peer, bytes).
-    A receive completed while the rank computed moves to the start of its
-    next MPI call; a message in no call gets a call of no length."""
+    enter/leave (detail: the span kind, or for an MPI call its function's
+    name) or send/recv (detail: peer, bytes).  A receive completed while
+    the rank computed moves to the start of its next MPI call; a message
+    in no call gets a call of no length."""
     ev = []
+    name = call_names(rank)
     for kind, a, b in rank.spans:
         is_mpi = kind == "mpi"
-        ev.append((a, ENTER_MPI if is_mpi else ENTER_OTHER, "enter", kind))
-        ev.append((b, LEAVE_MPI if is_mpi else LEAVE_OTHER, "leave", kind))
+        region = name(a, b) if is_mpi else kind
+        ev.append((a, ENTER_MPI if is_mpi else ENTER_OTHER, "enter", region))
+        ev.append((b, LEAVE_MPI if is_mpi else LEAVE_OTHER, "leave", region))
     mpi = [s for s in rank.spans if s[0] == "mpi"]
     starts = [s[1] for s in mpi]
     msgs = [(t, "send", peer, size) for peer, _, size, t in rank.sends]
@@ -87,8 +101,8 @@ def rank_events(rank):
         if not in_call(starts, mpi, t):
             bare.add(t)
     for t in bare:
-        ev.append((t, ENTER_MPI, "enter", "mpi"))
-        ev.append((t, LEAVE_MPI, "leave", "mpi"))
+        ev.append((t, ENTER_MPI, "enter", "MPI"))
+        ev.append((t, LEAVE_MPI, "leave", "MPI"))
     ev.sort(key=lambda e: (e[0], e[1]))
     return ev
 
@@ -117,9 +131,13 @@ def write_archive(ranks, out_dir):
         root = defs.system_tree_node("target")
         regions = {
             "compute": defs.region("computation", region_role=RegionRole.FUNCTION, paradigm=Paradigm.USER),
-            "mpi": defs.region("MPI", region_role=RegionRole.FUNCTION, paradigm=Paradigm.MPI),
             "poll": defs.region("polling", region_role=RegionRole.FUNCTION, paradigm=Paradigm.USER),
         }
+
+        def region(detail):     # an MPI function's, made when first seen
+            if detail not in regions:
+                regions[detail] = defs.region(detail, region_role=RegionRole.FUNCTION, paradigm=Paradigm.MPI)
+            return regions[detail]
         locations = []
         for r in ranks:
             group = defs.location_group(f"rank {r.rank}", location_group_type=LocationGroupType.PROCESS,
@@ -135,9 +153,9 @@ def write_archive(ranks, out_dir):
             w = trace.event_writer_from_location(loc)
             for t, _, what, detail in rank_events(r):
                 if what == "enter":
-                    w.enter(t, regions[detail])
+                    w.enter(t, region(detail))
                 elif what == "leave":
-                    w.leave(t, regions[detail])
+                    w.leave(t, region(detail))
                 elif what == "send":
                     w.mpi_send(t, detail[0], world, 0, detail[1])
                     sends += 1

@@ -22,11 +22,14 @@ class Rank:
     """One rank's trace: spans [(kind, start_ps, end_ps)] in file order,
     sends [(peer, seq, bytes, t_ps)], recvs [(peer, seq, bytes, t_ps, span)]
     where span is the index in spans of the first span written after the
-    line (the MPI call that reported the receive, for most)."""
+    line (the MPI call that reported the receive, for most); sites {id:
+    (function, offset, module)} and calls [(site id, start_ps, end_ps)]
+    (the MPI calls by name, when the run kept its call tables)."""
 
     def __init__(self, rank):
         self.rank = rank
         self.spans, self.sends, self.recvs = [], [], []
+        self.sites, self.calls = {}, []
 
     @property
     def end_ps(self):
@@ -82,6 +85,15 @@ def read_rank(rank, path):
                         r.sends.append((peer, seq, size, ps(fields[4])))
                     else:
                         r.recvs.append((peer, seq, size, ps(fields[4]), len(r.spans)))
+                elif kind == "site" and len(fields) >= 5:
+                    site, function, offset, module = line.rstrip("\n").split(",", 4)[1:]
+                    int(offset, 16)
+                    r.sites[int(site)] = (function, offset, module)
+                elif kind == "call" and len(fields) == 4:
+                    site, a, b = int(fields[1]), ps(fields[2]), ps(fields[3])
+                    if site not in r.sites or b < a:
+                        raise ValueError("a call from an undefined site, or ending before it starts")
+                    r.calls.append((site, a, b))
                 elif line.strip():
                     raise ValueError(f"unknown line '{line.strip()[:60]}'")
             except ValueError as e:

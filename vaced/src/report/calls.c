@@ -9,6 +9,7 @@
 #include "vaced.h"
 #include "clock/clock.h"
 #include "report/calls.h"
+#include "report/trace.h"
 
 #define MPICH_RANGES 8
 
@@ -20,6 +21,8 @@ static struct {
     const char *func;
     uintptr_t site;
     struct vaced_breakdown at_start;
+    vaced_time_t start_tv;      /* tV at the open call's first activity */
+    uint32_t trace_sites;       /* site lines written to the trace */
     struct vaced_call_row *rows;        /* open addressing, cap a power of 2 */
     size_t n, cap;
     uintptr_t lo[MPICH_RANGES], hi[MPICH_RANGES];
@@ -187,8 +190,11 @@ void vaced_calls_activity(void)
     if (calls.open && !calls.started) {
         calls.started = 1;
         calls.at_start = *vaced_breakdown_st;
+        calls.start_tv = vaced_now();
     }
 }
+
+static void trace_call(struct vaced_call_row *r);
 
 /* Counts the open call (its time so far) and closes it. */
 static void close_call(void)
@@ -198,9 +204,12 @@ static void close_call(void)
     if (!r)
         return;
     r->calls++;
-    if (calls.started)
-        for (int t = 0; t < VACED_TERMS; t++)
-            r->sum.term[t] += vaced_breakdown_st->term[t] - calls.at_start.term[t];
+    if (!calls.started)
+        return;
+    for (int t = 0; t < VACED_TERMS; t++)
+        r->sum.term[t] += vaced_breakdown_st->term[t] - calls.at_start.term[t];
+    if (vaced_trace_st->file)
+        trace_call(r);
 }
 
 void vaced_call_exit(void)
@@ -246,6 +255,44 @@ static int find_module(struct dl_phdr_info *info, size_t size, void *arg)
     return 0;
 }
 
+/* The object file of a site and the site's offset in it, as addr2line
+ * reads it (the return address is past the call: the call's line is the
+ * byte before). */
+static const char *site_module(uintptr_t site, uint64_t *offset)
+{
+    static char exe[4096];
+    struct site_module m = {site - 1, NULL, 0};
+    dl_iterate_phdr(find_module, &m);
+    if (!m.name) {
+        *offset = site;
+        return "";
+    }
+    *offset = site - 1 - m.bias;
+    if (m.name[0])
+        return m.name;
+    if (!exe[0]) {
+        ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
+        exe[len > 0 ? len : 0] = '\0';
+    }
+    return exe;
+}
+
+/* The trace's lines of a call (trace.h): its site's line the first time. */
+static void trace_call(struct vaced_call_row *r)
+{
+    FILE *f = vaced_trace_st->file;
+    if (!r->trace_id) {
+        uint64_t offset;
+        const char *module = site_module(r->site, &offset);
+        char name[128];
+        r->trace_id = ++calls.trace_sites;
+        fprintf(f, "site,%u,%s,0x%llx,%s\n", r->trace_id, vaced_call_name(r->func, name, sizeof name),
+                (unsigned long long) offset, module);
+    }
+    fprintf(f, "call,%u,%lld.%012lld,%lld.%012lld\n", r->trace_id, VACED_TRACE_S(calls.start_tv),
+            VACED_TRACE_S(vaced_now()));
+}
+
 static char *put(char *p, const void *v, size_t n)
 {
     memcpy(p, v, n);
@@ -254,18 +301,17 @@ static char *put(char *p, const void *v, size_t n)
 
 size_t vaced_calls_packed(const void **buf)
 {
-    static char exe[4096];
     *buf = NULL;
     if (calls.off)
         return 0;
     if (calls.open && vaced_running)        /* MPI_Finalize itself */
         close_call();
-    ssize_t len = readlink("/proc/self/exe", exe, sizeof exe - 1);
-    exe[len > 0 ? len : 0] = '\0';
     size_t bytes = 8;
+    uint64_t offset;
     for (size_t i = 0; i < calls.cap; i++)
         if (calls.rows[i].func)
-            bytes += strlen(calls.rows[i].func) + 1 + sizeof exe + 16 + 8 * VACED_TERMS;
+            bytes += strlen(calls.rows[i].func) + strlen(site_module(calls.rows[i].site, &offset)) + 2 +
+                     16 + 8 * VACED_TERMS;
     free(calls.packed);
     calls.packed = malloc(bytes);
     if (!calls.packed)
@@ -276,11 +322,7 @@ size_t vaced_calls_packed(const void **buf)
         const struct vaced_call_row *r = &calls.rows[i];
         if (!r->func)
             continue;
-        /* the return address is past the call: its line is the call's */
-        struct site_module m = {r->site - 1, NULL, 0};
-        dl_iterate_phdr(find_module, &m);
-        const char *module = !m.name ? "" : m.name[0] ? m.name : exe;
-        uint64_t offset = m.name ? r->site - 1 - m.bias : r->site;
+        const char *module = site_module(r->site, &offset);
         p = put(p, r->func, strlen(r->func) + 1);
         p = put(p, module, strlen(module) + 1);
         p = put(p, &offset, 8);
