@@ -5,6 +5,7 @@
 #include <string.h>
 #include "clock/vtime.h"
 #include "report/calls.h"
+#include "report/report.h"
 #include "report/symbolize.h"
 
 static struct vaced_call_row *merged;
@@ -213,24 +214,6 @@ void vaced_calls_free(void)
 
 /* --- JSON ------------------------------------------------------------------ */
 
-static void json_str(FILE *f, const char *s)
-{
-    if (!s) {
-        fputs("null", f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            fputc('\\', f);
-        if ((unsigned char) *s < 0x20)
-            fprintf(f, "\\u%04x", (unsigned char) *s);
-        else
-            fputc(*s, f);
-    }
-    fputc('"', f);
-}
-
 static void json_totals(FILE *f, uint64_t calls, const struct vaced_breakdown *b, double rank_seconds)
 {
     double total = vaced_time_to_s(vaced_breakdown_total(b));
@@ -264,7 +247,7 @@ static void write_functions(FILE *f, double rank_seconds)
     for (size_t j = 0; j < n; j++) {
         char name[128];
         fprintf(f, "%s\n    {\"function\": ", j ? "," : "");
-        json_str(f, vaced_call_name(fn[j].func, name, sizeof name));
+        vaced_json_string(f, vaced_call_name(fn[j].func, name, sizeof name));
         fprintf(f, ", ");
         json_totals(f, fn[j].calls, &fn[j].sum, rank_seconds);
         fputc('}', f);
@@ -284,17 +267,17 @@ void vaced_calls_write_json(FILE *f, double rank_seconds)
         const struct vaced_site_name *s = names ? &names[i] : &(struct vaced_site_name){0};
         char name[128];
         fprintf(f, "%s\n    {\"function\": ", i ? "," : "");
-        json_str(f, vaced_call_name(r->func, name, sizeof name));
+        vaced_json_string(f, vaced_call_name(r->func, name, sizeof name));
         fprintf(f, ", \"caller\": ");
-        json_str(f, s->function);
+        vaced_json_string(f, s->function);
         fprintf(f, ", \"file\": ");
-        json_str(f, s->file);
+        vaced_json_string(f, s->file);
         if (s->line > 0)
             fprintf(f, ", \"line\": %d", s->line);
         else
             fprintf(f, ", \"line\": null");
         fprintf(f, ", \"module\": ");
-        json_str(f, r->module[0] ? r->module : NULL);
+        vaced_json_string(f, r->module[0] ? r->module : NULL);
         fprintf(f, ", \"offset\": \"0x%llx\", \"ranks\": %d, ", (unsigned long long) r->site, r->ranks);
         json_totals(f, r->calls, &r->sum, rank_seconds);
         fputc('}', f);

@@ -83,8 +83,12 @@ void vaced_print_breakdown_line(FILE *f, int ranks, const double *all)
     fflush(f);
 }
 
-static void json_string(FILE *f, const char *s)
+void vaced_json_string(FILE *f, const char *s)
 {
+    if (!s) {
+        fputs("null", f);
+        return;
+    }
     fputc('"', f);
     for (; *s; s++) {
         if (*s == '"' || *s == '\\')
@@ -103,16 +107,16 @@ int vaced_write_json(const char *path, const struct vaced_job_info *job, const d
     if (!f)
         return -1;
     fprintf(f, "{\n  \"target\": ");
-    json_string(f, job->target);
+    vaced_json_string(f, job->target);
     fprintf(f, ",\n  \"target_file\": ");
-    json_string(f, job->target_path);
+    vaced_json_string(f, job->target_path);
     fprintf(f, ",\n  \"cpu_time_source\": ");
-    json_string(f, job->cpu_source);
+    vaced_json_string(f, job->cpu_source);
     fprintf(f, ",\n  \"program_clocks\": ");
-    json_string(f, job->program_clocks);
+    vaced_json_string(f, job->program_clocks);
     fprintf(f, ",\n  \"approximate\": %s,\n  \"not_modelled\": ",
             job->approximate[0] ? "true" : "false");
-    json_string(f, job->approximate);
+    vaced_json_string(f, job->approximate);
     fprintf(f, ",\n  \"ranks\": %d,\n  \"prediction_s\": %.12f,\n  \"cold_start_share\": ",
             job->ranks, FIELD(all, slowest_rank(all, job->ranks), 0));
     double cold = cold_share(all, job->ranks);
