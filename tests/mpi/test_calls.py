@@ -74,6 +74,17 @@ def site(data, function, source, line):
     return None
 
 
+def check_sites(data, source, at, caller, expected):
+    """Each (function, marker, calls, ranks) of `expected` is a site named
+    at the marker's line of `source`, in `caller`, with those counts."""
+    for function, name, calls, ranks in expected:
+        s = site(data, function, source, at[name])
+        check(f"{source}: {function} named at {source}:{at[name]} in {caller}, {calls} calls from {ranks} ranks",
+              s and s["caller"] == caller and s["calls"] == calls and s["ranks"] == ranks,
+              json.dumps(s) if s else "not found: " + ", ".join(
+                  f"{x['function']}@{x['file']}:{x['line']}" for x in data["call_sites"]))
+
+
 def check_sums(data, label):
     """Every term but compute lies inside MPI calls; the functions' table
     is the sites' folded."""
@@ -119,14 +130,9 @@ def test_c(tmp):
                  r.returncode == 0 and data and data.get("calls") and data.get("call_sites"),
                  r.stderr[-300:]):
         return
-    for function, name, calls, ranks in (("MPI_Send", "send", 1, 1), ("MPI_Recv", "recv", 1, 1),
-                                         ("MPI_Allreduce", "allreduce", REPS * NP, NP),
-                                         ("MPI_Waitany", "waitany", 2 * NP, NP)):
-        s = site(data, function, "calls.c", at[name])
-        check(f"calls.c: {function} named at calls.c:{at[name]} in main, {calls} calls from {ranks} ranks",
-              s and s["caller"] == "main" and s["calls"] == calls and s["ranks"] == ranks,
-              json.dumps(s) if s else "not found: " + ", ".join(
-                  f"{x['function']}@{x['file']}:{x['line']}" for x in data["call_sites"]))
+    check_sites(data, "calls.c", at, "main", (("MPI_Send", "send", 1, 1), ("MPI_Recv", "recv", 1, 1),
+                                             ("MPI_Allreduce", "allreduce", REPS * NP, NP),
+                                             ("MPI_Waitany", "waitany", 2 * NP, NP)))
     red = site(data, "MPI_Allreduce", "calls.c", at["allreduce"])
     if red:
         check("calls.c: ranks 2 and 3 wait in MPI_Allreduce for ranks 0 and 1: collective_wait, "
@@ -164,13 +170,8 @@ def test_fortran(tmp):
     data, err = live(NP, [exe])
     if not check("calls_f.f90: the JSON has call_sites", data and data.get("call_sites"), err[-300:]):
         return
-    for function, name, calls, ranks in (("MPI_Send", "send", 1, 1), ("MPI_Recv", "recv", 1, 1),
-                                         ("MPI_Allreduce", "allreduce", REPS * NP, NP)):
-        s = site(data, function, "calls_f.f90", at[name])
-        check(f"calls_f.f90: {function} behind the Fortran binding named at calls_f.f90:{at[name]}, "
-              f"{calls} calls from {ranks} ranks", s and s["calls"] == calls and s["ranks"] == ranks,
-              json.dumps(s) if s else "not found: " + ", ".join(
-                  f"{x['function']}@{x['file']}:{x['line']}" for x in data["call_sites"]))
+    check_sites(data, "calls_f.f90", at, "MAIN__", (("MPI_Send", "send", 1, 1), ("MPI_Recv", "recv", 1, 1),
+                                                    ("MPI_Allreduce", "allreduce", REPS * NP, NP)))
     check_sums(data, "calls_f.f90")
 
 
