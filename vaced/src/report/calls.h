@@ -23,6 +23,7 @@ struct vaced_call_row {
     uintptr_t site;             /* a rank's: the address; merged: its offset in module */
     uint64_t calls;
     int ranks;                  /* merged rows: how many ranks made such calls */
+    unsigned char *rank_set;    /* merged rows: which (a bit a rank) */
     uint32_t trace_id;          /* a rank's: its number in the trace's site lines (0: none yet) */
     struct vaced_breakdown sum; /* what the calls accrued, by term */
 };

@@ -88,7 +88,18 @@ static int unpack_all(const char *packed, const int64_t *lens, int size,
     return -1;
 }
 
-/* The rows sorted by key, equal keys folded into the first. */
+static size_t set_bytes;        /* of a rank_set: the job's ranks, a bit each */
+
+static int count_ranks(const unsigned char *set)
+{
+    int n = 0;
+    for (size_t i = 0; i < set_bytes; i++)
+        n += __builtin_popcount(set[i]);
+    return n;
+}
+
+/* The rows sorted by key, equal keys folded into the first, each with
+ * the set of ranks it came from; 0 rows when out of memory. */
 static size_t fold(struct vaced_call_row *rows, const int *rank_of, size_t n)
 {
     struct { struct vaced_call_row row; int rank; } *tagged = malloc(n * sizeof *tagged);
@@ -103,17 +114,27 @@ static size_t fold(struct vaced_call_row *rows, const int *rank_of, size_t n)
     for (size_t i = 0; i < n; i++) {
         struct vaced_call_row *r = &tagged[i].row;
         struct vaced_call_row *last = out ? &rows[out - 1] : NULL;
-        if (last && !by_key(last, r)) {
-            last->calls += r->calls;
-            for (int t = 0; t < VACED_TERMS; t++)
-                last->sum.term[t] += r->sum.term[t];
-            last->ranks++;      /* a rank has one row a key: another rank's */
-        } else {
-            rows[out] = *r;
-            rows[out++].ranks = 1;
+        if (!last || by_key(last, r)) {
+            last = &rows[out++];
+            *last = *r;
+            last->sum = (struct vaced_breakdown){0};
+            last->calls = 0;
+            last->rank_set = calloc(set_bytes, 1);
+            if (!last->rank_set) {
+                while (out--)
+                    free(rows[out].rank_set);
+                free(tagged);
+                return 0;
+            }
         }
+        last->calls += r->calls;
+        for (int t = 0; t < VACED_TERMS; t++)
+            last->sum.term[t] += r->sum.term[t];
+        last->rank_set[tagged[i].rank / 8] |= (unsigned char) (1u << (tagged[i].rank % 8));
     }
     free(tagged);
+    for (size_t i = 0; i < out; i++)
+        rows[i].ranks = count_ranks(rows[i].rank_set);
     return out;
 }
 
@@ -142,9 +163,12 @@ static void fold_lines(void)
             continue;
         }
         merged[j].calls += r->calls;
-        merged[j].ranks = merged[j].ranks > r->ranks ? merged[j].ranks : r->ranks;
+        for (size_t b = 0; b < set_bytes; b++)
+            merged[j].rank_set[b] |= r->rank_set[b];
+        merged[j].ranks = count_ranks(merged[j].rank_set);
         for (int t = 0; t < VACED_TERMS; t++)
             merged[j].sum.term[t] += r->sum.term[t];
+        free(r->rank_set);
         free((char *) r->func);
         free((char *) r->module);
         free(s->function);
@@ -172,6 +196,7 @@ int vaced_calls_merge(const void *packed, const int64_t *lens, int size)
         free(rank_of);
         return -1;
     }
+    set_bytes = ((size_t) size + 7) / 8;
     n = fold(rows, rank_of, n);
     free(rank_of);
     for (size_t i = 0; i < n; i++) {    /* own the strings: the packed tables go */
@@ -200,6 +225,7 @@ void vaced_calls_free(void)
     for (size_t i = 0; i < merged_n; i++) {
         free((char *) merged[i].func);
         free((char *) merged[i].module);
+        free(merged[i].rank_set);
         if (names) {
             free(names[i].function);
             free(names[i].file);
