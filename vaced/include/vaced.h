@@ -87,6 +87,10 @@ void vaced_shutdown(void);
  * bindings fold into the outermost. */
 void vaced_call_enter(const char *func, void *caller);
 void vaced_call_exit(void);
+/* A Fortran binding starts, called from `caller` (the program): the C
+ * binding it calls next takes that as its call site.  Returns need_init
+ * (the binding's own flag, which it reads through this). */
+int *vaced_fortran_caller(int *need_init, void *caller);
 
 /* --- Compute segment boundaries ---------------------------------------- */
 

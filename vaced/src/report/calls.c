@@ -26,7 +26,9 @@ static struct {
     struct vaced_call_row *rows;        /* open addressing, cap a power of 2 */
     size_t n, cap;
     uintptr_t lo[MPICH_RANGES], hi[MPICH_RANGES];
+    int fortran[MPICH_RANGES];  /* the range is the Fortran bindings' library */
     int ranges;
+    uintptr_t fortran_caller;   /* the program's call to a Fortran binding */
     char *packed;
 } calls;
 
@@ -42,6 +44,7 @@ static int add_mpich_ranges(struct dl_phdr_info *info, size_t size, void *unused
     for (int i = 0; i < info->dlpi_phnum && calls.ranges < MPICH_RANGES; i++) {
         const ElfW(Phdr) *ph = &info->dlpi_phdr[i];
         if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X)) {
+            calls.fortran[calls.ranges] = strncmp(base, "libmpifort", 10) == 0;
             calls.lo[calls.ranges] = info->dlpi_addr + ph->p_vaddr;
             calls.hi[calls.ranges++] = info->dlpi_addr + ph->p_vaddr + ph->p_memsz;
         }
@@ -49,21 +52,33 @@ static int add_mpich_ranges(struct dl_phdr_info *info, size_t size, void *unused
     return 0;
 }
 
+/* 0: a is not MPICH's; 1: it is; 2: it is in the Fortran bindings. */
 static int in_mpich(uintptr_t a)
 {
     for (int i = 0; i < calls.ranges; i++)
         if (a >= calls.lo[i] && a < calls.hi[i])
-            return 1;
+            return 1 + calls.fortran[i];
     return 0;
 }
 
-/* The program's address that called the binding: its return address, or,
- * when that is inside MPICH (a Fortran binding, a binding not inlined),
- * the first frame outside it. */
+int *vaced_fortran_caller(int *need_init, void *caller)
+{
+    calls.fortran_caller = (uintptr_t) caller;
+    return need_init;
+}
+
+/* The program's address that called the binding: its return address; the
+ * program's call to the Fortran binding that called it; else, when it is
+ * inside MPICH (a binding not inlined), the first frame outside it. */
 static uintptr_t program_caller(uintptr_t ra)
 {
-    if (!in_mpich(ra))
+    int where = in_mpich(ra);
+    uintptr_t fortran = calls.fortran_caller;
+    calls.fortran_caller = 0;
+    if (!where)
         return ra;
+    if (where == 2 && fortran && !in_mpich(fortran))
+        return fortran;
     void *frame[24];
     int n = backtrace(frame, 24);
     for (int i = 0; i < n; i++)
