@@ -4,9 +4,11 @@ at in a real browser: tests/mpi/ring.c on 8 ranks is predicted with
 --report; Debian's headless Chromium loads report.html (inside a probe page
 that lists each image's natural size and place) and takes a screenshot, in
 which every plot's region must hold a drawing (many colours, much ink)
-while the page's empty margin holds none.  The parts the JSON lacks
-(breakdown, call sites, critical path) say "not available"; given them
-(made-up values in a copy of the JSON) the page draws them instead.  More
+while the page's empty margin holds none.  The run's critical path (from
+its traces) is in its JSON and drawn.  The parts the JSON lacks
+(breakdown, call sites; the critical path without a trace) say "not
+available"; given them (made-up values in a copy of the JSON) the page
+draws them instead.  More
 than 64 ranks: the timeline shows the first 64.  Bad input: help, usage
 errors, a JSON that is no prediction, an unwritable report directory (the
 prediction still printed).
@@ -204,8 +206,10 @@ with tempfile.TemporaryDirectory() as tmp:
           f"{doc['prediction_s']:.9f} s on paper-16" in page, page[:300])
     check("the run's JSON has each rank's breakdown: the page draws it, not 'breakdown not available'",
           all("breakdown" in x for x in doc["per_rank"]) and "breakdown not available" not in page)
-    for what in ("call sites not available", "critical path not available"):
-        check(f"without them in the JSON the page says '{what}'", what in page)
+    check("without them in the JSON the page says 'call sites not available'", "call sites not available" in page)
+    check("the run's JSON has the critical path (its length the prediction): the page draws it",
+          abs(doc.get("critical_path", {}).get("length_s", -1) - doc["prediction_s"]) < 1e-9
+          and "critical path not available" not in page, str(doc.get("critical_path"))[:300])
     if doc["per_rank"]:         # an older run's JSON, without the breakdown
         old = dict(doc, per_rank=[{k: v for k, v in x.items() if k != "breakdown"} for x in doc["per_rank"]])
         j0 = os.path.join(tmp, "old.json")
@@ -216,9 +220,20 @@ with tempfile.TemporaryDirectory() as tmp:
         check("from a JSON without the breakdown the page says 'breakdown not available'",
               r.returncode == 0 and os.path.exists(page0) and "breakdown not available" in open(page0).read(),
               detail(r))
+        old.pop("critical_path", None)
+        with open(j0, "w") as f:
+            json.dump(old, f)
+        r = vaced("report", os.path.join(tmp, "rep0"), "--json", j0)
+        check("from a JSON without a critical path and no trace the page says 'critical path not available'",
+              r.returncode == 0 and "critical path not available" in open(page0).read(), detail(r))
+        r = vaced("report", os.path.join(tmp, "rep0t"), "--json", j0, "--trace", tr)
+        page0t = os.path.join(tmp, "rep0t", "report.html")
+        check("from a JSON without a critical path but with the trace the page finds and draws it",
+              r.returncode == 0 and os.path.exists(page0t) and "critical path not available" not in open(page0t).read()
+              and os.path.exists(os.path.join(tmp, "rep0t", "critical_path.png")), detail(r))
     check("the timeline says how many messages it draws (4 + 1 laps of 8)",
           "8 ranks traced; 40 messages" in page, re.findall(r"<p>.*traced.*</p>", page))
-    look(exe, rep, "run --report", ["breakdown.png", "timeline.png"])
+    look(exe, rep, "run --report", ["breakdown.png", "critical_path.png", "timeline.png"])
 
     # --- vaced report from a JSON with a breakdown, call sites, critical path
     if doc["per_rank"]:
