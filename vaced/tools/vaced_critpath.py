@@ -193,7 +193,12 @@ def find(ranks):
     while t > 0:
         i = bisect.bisect_left(ends[rank], t)
         if i == len(ends[rank]):
-            raise PathError(f"{by_rank[rank].path}: the path reaches {t / PS:.12f} s, after the rank's end")
+            # a sender whose message left its injection queue after the
+            # rank ended: the breakdown's late_sender too
+            end = ends[rank][-1] if ends[rank] else 0
+            back.append((rank, end, t, "late_sender", None))
+            t = end
+            continue
         p = pieces[rank][i]
         if p.wait is None:
             term = p.term or "late_sender"
