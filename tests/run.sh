@@ -97,6 +97,8 @@ if [ "${1:-all}" != unit ]; then
         suite "vaced sweep: replays of a record over targets" python3 "$ROOT/tests/tools/test_sweep.py" "$ROOT"
         suite "vaced otf2: traces of real programs as OTF2, read back" python3 "$ROOT/tests/tools/test_otf2.py" "$ROOT"
         suite "vaced report: the page in headless Chromium" python3 "$ROOT/tests/tools/test_html_report.py" "$ROOT"
+        # pipelines, a token ring and an imbalanced allreduce, whose critical path is known
+        suite "the critical path of programs built to have a known one" python3 "$ROOT/tests/mpi/test_critical_path.py" "$ROOT"
         suite "the export to SimGrid, and SMPI on it" python3 "$ROOT/tests/tools/test_export_simgrid.py" "$ROOT"
         suite "calibration on this host" "$ROOT/tests/tools/test_calibrate_local.sh" "$ROOT"
         suite "one binary for both builds (bench/lib/apps.sh)" "$ROOT/tests/tools/test_apps_lib.sh" "$ROOT"

@@ -4,10 +4,12 @@ at in a real browser: tests/mpi/ring.c on 8 ranks is predicted with
 --report; Debian's headless Chromium loads report.html (inside a probe page
 that lists each image's natural size and place) and takes a screenshot, in
 which every plot's region must hold a drawing (many colours, much ink)
-while the page's empty margin holds none.  The parts the JSON lacks
-(breakdown, call sites, critical path) say "not available"; a run's JSON
-has the breakdown and call sites (ring.c built with -g: its lines named);
-given all (made-up values in a copy of the JSON) the page draws them.  More
+while the page's empty margin holds none.  A run's JSON has the breakdown,
+the call sites (ring.c built with -g: its lines named) and, from its
+traces, the critical path, and the page draws them; the parts a JSON
+lacks (a copy without them; the critical path without a trace) say "not
+available"; given all (made-up values in a copy of the JSON) the page
+draws them.  More
 than 64 ranks: the timeline shows the first 64.  Bad input: help, usage
 errors, a JSON that is no prediction, an unwritable report directory (the
 prediction still printed).
@@ -208,8 +210,9 @@ with tempfile.TemporaryDirectory() as tmp:
     check("the run's JSON has call sites: the page lists them (ring.c's lines), not 'call sites not available'",
           doc.get("call_sites") and "call sites not available" not in page and
           re.search(r"MPI_\w+ in main \(ring\.c:\d+\)", page), re.findall(r"<td>MPI_[^<]*</td>", page)[:3])
-    check("without it in the JSON the page says 'critical path not available'",
-          "critical path not available" in page)
+    check("the run's JSON has the critical path (its length the prediction): the page draws it",
+          abs(doc.get("critical_path", {}).get("length_s", -1) - doc["prediction_s"]) < 1e-9
+          and "critical path not available" not in page, str(doc.get("critical_path"))[:300])
     if doc["per_rank"]:         # an older run's JSON, without the breakdown and call tables
         old = {k: v for k, v in doc.items() if k not in ("calls", "call_sites")}
         old["per_rank"] = [{k: v for k, v in x.items() if k != "breakdown"} for x in doc["per_rank"]]
@@ -222,9 +225,20 @@ with tempfile.TemporaryDirectory() as tmp:
         check("from a JSON without the breakdown and call sites the page says 'breakdown not available' "
               "and 'call sites not available'", r.returncode == 0 and "breakdown not available" in text0
               and "call sites not available" in text0, detail(r))
+        old.pop("critical_path", None)
+        with open(j0, "w") as f:
+            json.dump(old, f)
+        r = vaced("report", os.path.join(tmp, "rep0"), "--json", j0)
+        check("from a JSON without a critical path and no trace the page says 'critical path not available'",
+              r.returncode == 0 and "critical path not available" in open(page0).read(), detail(r))
+        r = vaced("report", os.path.join(tmp, "rep0t"), "--json", j0, "--trace", tr)
+        page0t = os.path.join(tmp, "rep0t", "report.html")
+        check("from a JSON without a critical path but with the trace the page finds and draws it",
+              r.returncode == 0 and os.path.exists(page0t) and "critical path not available" not in open(page0t).read()
+              and os.path.exists(os.path.join(tmp, "rep0t", "critical_path.png")), detail(r))
     check("the timeline says how many messages it draws (4 + 1 laps of 8)",
           "8 ranks traced; 40 messages" in page, re.findall(r"<p>.*traced.*</p>", page))
-    look(exe, rep, "run --report", ["breakdown.png", "call_sites.png", "timeline.png"])
+    look(exe, rep, "run --report", ["breakdown.png", "call_sites.png", "critical_path.png", "timeline.png"])
 
     # --- vaced report from a JSON with a breakdown, call sites, critical path
     if doc["per_rank"]:

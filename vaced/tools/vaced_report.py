@@ -7,8 +7,9 @@ Imported by the front end (vaced/tools/vaced) for `vaced report` and
 `vaced run --report`.  The JSON and the traces are read with the standard
 library; the plots are drawn with Debian's python3-matplotlib, in this
 interpreter or, when it has none, in /usr/bin/python3, which runs this
-file as a script (vaced_syspy.py).  Parts the JSON does not have yet (the
-breakdown, call sites, the critical path) are named as not available.
+file as a script (vaced_syspy.py).  Parts the JSON does not have (the
+breakdown, call sites, the critical path) are named as not available; the
+critical path is found from the traces when the JSON has none.
 """
 import html
 import json
@@ -17,6 +18,7 @@ import sys
 
 sys.dont_write_bytecode = True          # no __pycache__ in vaced/tools
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import vaced_critpath                   # noqa: E402
 import vaced_syspy                      # noqa: E402
 import vaced_traces                     # noqa: E402
 
@@ -26,11 +28,12 @@ usage: vaced report DIR --json FILE [--trace TRACE_DIR]
 Writes DIR/report.html and its PNG plots from a finished run: the job
 summary; a stacked bar of each rank's predicted time by the breakdown's
 terms (per_rank[].breakdown in the JSON) or, where the JSON has none, by
-compute and communication; the top call sites (call_sites) and the
-critical path's composition (critical_path), each said to be not
-available when the JSON lacks it; and, from the run's traces, a timeline
-of up to 64 ranks (computation, MPI calls, polling) with each message
-drawn from its send to its receive, in target time.
+compute and communication; the top call sites (call_sites), said to be
+not available when the JSON lacks them; the critical path's composition
+by the same terms (critical_path in the JSON, else found from the
+traces); and, from the run's traces, a timeline of up to 64 ranks
+(computation, MPI calls, polling) with each message drawn from its send
+to its receive and the critical path over them, in target time.
 
   DIR               the report's directory (created if missing; its
                     report.html and plots are replaced)
@@ -115,6 +118,21 @@ def critical_path(data):
     return None
 
 
+def path_route(data):
+    """The critical path's visits [(rank, start_s, end_s)] and hops [(from,
+    to, left_s, reached_s)], for the timeline; ([], []) if the JSON has none."""
+    cp = data.get("critical_path")
+    if not isinstance(cp, dict):
+        return [], []
+    try:
+        visits = [(int(v["rank"]), float(v["start_s"]), float(v["end_s"])) for v in cp.get("visits") or []]
+        hops = [(int(h["from"]), int(h["to"]), float(h["left_s"]), float(h["reached_s"]))
+                for h in cp.get("hops") or []]
+    except (KeyError, TypeError, ValueError):
+        return [], []
+    return visits, hops
+
+
 def summary_rows(data):
     per = data["per_rank"]
     slow = max(per, key=lambda r: r["total_s"])
@@ -185,13 +203,30 @@ def plot_call_sites(rows, plt, path):
 
 
 def plot_critical_path(comp, plt, path):
-    terms = [k for k, v in comp.items() if v > 0] or list(comp)
-    plot_bars([t.replace("_", " ") for t in terms], [comp[t] for t in terms], "#c44e52",
-              "time on the critical path (s)",
-              f"the critical path's composition ({sum(comp.values()):.9f} s)", plt, path)
+    """One bar, the path's length, stacked by its terms (the breakdown's
+    colours and order)."""
+    terms = [k for k in BREAKDOWN_KEYS if comp.get(k, 0) > 0] + \
+        [k for k in comp if k not in BREAKDOWN_KEYS and comp[k] > 0]
+    total = sum(comp.values()) or 1.0
+    fig, ax = plt.subplots(figsize=(10, 2.6))
+    cmap = plt.get_cmap("tab10")
+    left = 0.0
+    for k in terms:
+        i = BREAKDOWN_KEYS.index(k) if k in BREAKDOWN_KEYS else len(BREAKDOWN_KEYS)
+        ax.barh([0], [comp[k]], left=[left], color=cmap(i % 10), height=0.6,
+                label=f"{k.replace('_', ' ')} {100 * comp[k] / total:.1f} %")
+        left += comp[k]
+    ax.set_yticks([])
+    ax.set_xlim(0, total)
+    ax.set_xlabel("time on the critical path (s)")
+    ax.set_title(f"the critical path's composition ({sum(comp.values()):.9f} s)")
+    ax.legend(loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8)
+    fig.tight_layout()
+    fig.savefig(path, dpi=100)
+    plt.close(fig)
 
 
-def plot_timeline(ranks, plt, path):
+def plot_timeline(ranks, plt, path, route=([], [])):
     from matplotlib.collections import LineCollection
     from matplotlib.patches import Patch
     shown = ranks[:MAX_TIMELINE_RANKS]
@@ -207,6 +242,11 @@ def plot_timeline(ranks, plt, path):
              if s in rows and d in rows and s != d]
     if lines:
         ax.add_collection(LineCollection(lines, colors="black", linewidths=0.6, alpha=0.6))
+    visits, hops = route
+    drawn = [((a, rows[r]), (b, rows[r])) for r, a, b in visits if r in rows] + \
+        [((a, rows[f]), (b, rows[t])) for f, t, a, b in hops if f in rows and t in rows]
+    if drawn:
+        ax.add_collection(LineCollection(drawn, colors="#d62728", linewidths=2.2, alpha=0.9, zorder=3))
     ax.set_yticks(range(len(shown)))
     ax.set_yticklabels([str(r.rank) for r in shown], fontsize=7 if len(shown) > 16 else 9)
     ax.set_ylim(len(shown) - 0.5, -0.5)
@@ -217,6 +257,8 @@ def plot_timeline(ranks, plt, path):
                  + f", {len(lines)} messages")
     handles = [Patch(color=c, label=SPAN_LABELS[k]) for k, c in SPAN_COLOURS.items()]
     handles.append(plt.Line2D([], [], color="black", linewidth=0.8, label="message"))
+    if drawn:
+        handles.append(plt.Line2D([], [], color="#d62728", linewidth=2.2, label="critical path"))
     ax.legend(handles=handles, loc="upper left", bbox_to_anchor=(1.0, 1.0), fontsize=8)
     fig.tight_layout()
     fig.savefig(path, dpi=100)
@@ -236,6 +278,16 @@ def image(name, alt):
 
 def note(text):
     return f'<p class="na">{html.escape(text)}</p>'
+
+
+def path_text(cp):
+    """What the critical path crosses, in words (the parts the JSON has)."""
+    ranks, hops = cp.get("ranks"), cp.get("hops")
+    if not isinstance(ranks, list) or not isinstance(hops, list):
+        return ""
+    return (f"<p>Its length is the prediction; it visits "
+            f"{len(set(ranks))} ranks in {len(ranks)} visits ({html.escape(vaced_critpath.abbreviated(ranks))}) "
+            f"and crosses between ranks {len(hops)} times; on the timeline it is drawn in red.</p>")
 
 
 def write_report(json_path, trace_dir, out_dir):
@@ -267,16 +319,22 @@ def write_report(json_path, trace_dir, out_dir):
         body = note("call sites not available: this run's JSON has no call_sites")
     parts.append(section("Top call sites", body))
 
+    why = "this run's JSON has no critical_path" + ("" if ranks else " and there is no trace")
+    if critical_path(data) is None and ranks:
+        try:
+            data["critical_path"] = vaced_critpath.to_dict(vaced_critpath.find(ranks))
+        except vaced_critpath.PathError as e:
+            why = f"{e}"
     comp = critical_path(data)
     if comp:
         plot_critical_path(comp, plt, os.path.join(out_dir, "critical_path.png"))
-        body = image("critical_path.png", "critical path")
+        body = image("critical_path.png", "critical path") + path_text(data["critical_path"])
     else:
-        body = note("critical path not available: this run's JSON has no critical_path")
+        body = note(f"critical path not available: {why}")
     parts.append(section("The critical path", body))
 
     if ranks:
-        n = plot_timeline(ranks, plt, os.path.join(out_dir, "timeline.png"))
+        n = plot_timeline(ranks, plt, os.path.join(out_dir, "timeline.png"), path_route(data))
         shown = f" (the first {MAX_TIMELINE_RANKS} shown)" if len(ranks) > MAX_TIMELINE_RANKS else ""
         body = image("timeline.png", "timeline") + \
             f"<p>{len(ranks)} ranks traced{shown}; {n} messages between the ranks shown drawn from send to receive.</p>"

@@ -11,24 +11,43 @@ import re
 TRACE_NAME = re.compile(r"^vaced-trace\.(\d+)\.csv$")
 HEADER = "kind,start_s,end_s"
 SPAN_KINDS = ("compute", "mpi", "poll")
-SECONDS = re.compile(r"^(\d+)(?:\.(\d{1,12}))?$")
+SECONDS = re.compile(r"^(-?)(\d+)(?:\.(\d{1,12}))?$")
+TERMS = ("compute", "poll", "send_overhead", "recv_overhead", "copy", "network",
+         "late_sender", "late_receiver", "collective_wait")
+WAIT_FIXED = 14         # wait,FROM,CUT,TO,OVH,DIR,PEER,SEQ,SENT,LANDED,RSENT,RLANDED,LEAD,BEGIN
 
 
 class TraceError(Exception):
     """A trace directory or file that cannot be read: FILE:LINE: reason."""
 
 
+class Wait:
+    """A wait's jump (a `wait` line): from_ps to to_ps, along `chain` up to
+    cut_ps, then turns (ovh_ps of o_r, the rest copies).  dir is "recv",
+    "send" or None (unnamed), with peer and seq; sent_ps/landed_ps its last
+    packet's departure from peer and arrival here, rts_sent_ps/rts_landed_ps
+    a rendezvous receive's request's (None: unknown).  chain: (lead,
+    begin_ps, [(term, until_ps)])."""
+    __slots__ = ("from_ps", "cut_ps", "to_ps", "ovh_ps", "dir", "peer", "seq", "sent_ps",
+                 "landed_ps", "rts_sent_ps", "rts_landed_ps", "chain", "line")
+
+
 class Rank:
     """One rank's trace: spans [(kind, start_ps, end_ps)] in file order,
     sends [(peer, seq, bytes, t_ps)], recvs [(peer, seq, bytes, t_ps, span)]
     where span is the index in spans of the first span written after the
-    line (the MPI call that reported the receive, for most); sites {id:
-    (function, offset, module)} and calls [(site id, start_ps, end_ps)]
-    (the MPI calls by name, when the run kept its call tables)."""
+    line (the MPI call that reported the receive, for most); steps
+    [(start_ps, mid_ps, end_ps, term1, term2, line)] and waits [Wait], the
+    advances of its clock inside MPI calls (none in traces written before
+    the library wrote them); sites {id: (function, offset, module)} and
+    calls [(site id, start_ps, end_ps)] (the MPI calls by name, when the
+    run kept its call tables)."""
 
     def __init__(self, rank):
         self.rank = rank
+        self.path = None
         self.spans, self.sends, self.recvs = [], [], []
+        self.steps, self.waits = [], []
         self.sites, self.calls = {}, []
 
     @property
@@ -36,12 +55,52 @@ class Rank:
         return self.spans[-1][2] if self.spans else 0
 
 
-def ps(text):
-    """Decimal seconds to integer picoseconds, exactly; ValueError if malformed."""
+def ps(text, signed=False):
+    """Decimal seconds to integer picoseconds, exactly; ValueError if malformed
+    (a sign only where `signed`: a model's estimate may precede the run)."""
     m = SECONDS.match(text)
-    if not m:
+    if not m or (m.group(1) and not signed):
         raise ValueError(f"'{text}' is not a time in seconds")
-    return int(m.group(1)) * 10 ** 12 + int((m.group(2) or "").ljust(12, "0"))
+    v = int(m.group(2)) * 10 ** 12 + int((m.group(3) or "").ljust(12, "0"))
+    return -v if m.group(1) else v
+
+
+def opt_ps(text):
+    """A time or '-' (None)."""
+    return None if text == "-" else ps(text, signed=True)
+
+
+def term(text):
+    if text not in TERMS:
+        raise ValueError(f"'{text}' is not a breakdown term")
+    return text
+
+
+def parse_wait(fields, n):
+    """A `wait` line's fields (ValueError if malformed)."""
+    if len(fields) < WAIT_FIXED or (len(fields) - WAIT_FIXED) % 2:
+        raise ValueError(f"a wait line has {WAIT_FIXED} fields and pairs of TERM,UNTIL after them")
+    w = Wait()
+    w.from_ps, w.cut_ps, w.to_ps, w.ovh_ps = (ps(x) for x in fields[1:5])
+    if not w.from_ps <= w.cut_ps <= w.to_ps or not 0 <= w.ovh_ps <= w.to_ps - w.cut_ps:
+        raise ValueError("a wait's FROM <= CUT <= TO and its OVH within TO - CUT")
+    w.dir = None if fields[5] == "-" else fields[5]
+    if w.dir not in (None, "recv", "send"):
+        raise ValueError(f"'{fields[5]}' is not recv, send or -")
+    w.peer, w.seq = int(fields[6]), int(fields[7])
+    if w.dir and min(w.peer, w.seq) < 0:
+        raise ValueError("a named wait with a negative peer or number")
+    w.sent_ps, w.landed_ps, w.rts_sent_ps, w.rts_landed_ps = (opt_ps(x) for x in fields[8:12])
+    spans, last = [], ps(fields[13], signed=True)
+    for i in range(WAIT_FIXED, len(fields), 2):
+        until = ps(fields[i + 1], signed=True)
+        if until < last:
+            raise ValueError("a wait's chain goes back in time")
+        spans.append((term(fields[i]), until))
+        last = until
+    w.chain = (term(fields[12]), ps(fields[13], signed=True), spans)
+    w.line = n
+    return w
 
 
 def trace_files(d):
@@ -64,6 +123,7 @@ def trace_files(d):
 
 def read_rank(rank, path):
     r = Rank(rank)
+    r.path = path
     with open(path) as f:
         first = f.readline().rstrip("\n")
         if first != HEADER:
@@ -94,6 +154,13 @@ def read_rank(rank, path):
                     if site not in r.sites or b < a:
                         raise ValueError("a call from an undefined site, or ending before it starts")
                     r.calls.append((site, a, b))
+                elif kind == "step" and len(fields) == 6:
+                    a, mid, b = ps(fields[1]), ps(fields[2]), ps(fields[3])
+                    if not a <= mid <= b:
+                        raise ValueError("a step's START <= MID <= END")
+                    r.steps.append((a, mid, b, term(fields[4]), term(fields[5]), n))
+                elif kind == "wait":
+                    r.waits.append(parse_wait(fields, n))
                 elif line.strip():
                     raise ValueError(f"unknown line '{line.strip()[:60]}'")
             except ValueError as e:

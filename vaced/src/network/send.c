@@ -168,6 +168,8 @@ vaced_time_t vaced_send_stamp(int dest, uint64_t bytes, int is_data, vaced_time_
         /* the CPU's wait for its earlier same-node data is the copies' */
         vaced_breakdown_add(VACED_TERM_SEND_OVERHEAD, os);
         vaced_breakdown_add(VACED_TERM_COPY, ts - base - os + (is_data ? copy : 0));
+        vaced_trace_step(base, base + os, vaced_clock_tv(), VACED_TERM_SEND_OVERHEAD,
+                         VACED_TERM_COPY);
     }
     return leave + l;
 }

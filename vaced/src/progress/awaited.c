@@ -6,6 +6,7 @@
 #include "progress/awaited.h"
 #include "progress/progress.h"
 #include "report/breakdown.h"
+#include "report/trace.h"
 #include "sim/rank_state.h"
 #include "sim/sim.h"
 #include "target/target.h"
@@ -16,6 +17,8 @@ struct answer {
     vaced_time_t done, sent, landed, hs[4];
     int waits_for;
     vaced_time_t ta, h, o_r, copy;      /* h: VACED_TIME_UNSET if none */
+    int dir, peer;                      /* its message as the trace names it (dir -1: none) */
+    uint32_t seq;
 };
 
 struct awaited {
@@ -179,6 +182,9 @@ static void answer_from(vaced_time_t done)
     memcpy(a->hs, m->hs, sizeof a->hs);
     a->waits_for = m->waits_for;
     a->h = VACED_TIME_UNSET;
+    a->dir = -1;
+    if (vaced_tracing() && !vaced_trace_name(m, &a->peer, &a->seq, &a->dir))
+        a->dir = -1;
 }
 
 void vaced_awaited_answer_kept(vaced_time_t done)
@@ -280,23 +286,51 @@ static void chain_of(struct vaced_chain *c, const struct answer *a)
     vaced_chain_to(c, VACED_TERM_COPY, a->done);
 }
 
+/* The wait's line in the trace: what the critical path needs to cross to
+ * the awaited message's sender (report/trace.h). */
+static void trace_wait(vaced_time_t from, vaced_time_t cut, vaced_time_t to, vaced_time_t ovh,
+                       const struct answer *a, const struct vaced_chain *c)
+{
+    struct vaced_trace_awaited w = {
+        .dir = -1, .peer = -1, .sent = VACED_TIME_UNSET, .landed = VACED_TIME_UNSET,
+        .rts_sent = VACED_TIME_UNSET, .rts_landed = VACED_TIME_UNSET,
+    };
+    if (a && a->dir >= 0 && a->sent != VACED_TIME_UNSET) {
+        w.dir = a->dir;
+        w.peer = a->peer;
+        w.seq = a->seq;
+        w.sent = a->sent;
+        w.landed = a->landed;
+        /* recv_chain began at the request's start on the sender */
+        if (a->waits_for != VACED_TERM_LATE_RECEIVER && a->h != VACED_TIME_UNSET &&
+            a->hs[1] != VACED_TIME_UNSET && a->hs[2] != VACED_TIME_UNSET) {
+            w.rts_sent = c->begin;
+            w.rts_landed = a->hs[1];
+        }
+    }
+    vaced_trace_on_wait(from, cut, to, ovh, &w, c);
+}
+
 void vaced_awaited_wait_end(vaced_time_t from, vaced_time_t done, vaced_time_t to,
                             unsigned turns)
 {
     struct vaced_chain c;
-    if (st->latest_valid && st->latest.done == done)
-        chain_of(&c, &st->latest);
+    const struct answer *a = st->latest_valid && st->latest.done == done ? &st->latest : NULL;
+    if (a)
+        chain_of(&c, a);
     else
         vaced_chain_start(&c, done, VACED_TERM_LATE_SENDER);
     /* up to the latest completion along its chain; after it, the turns */
     vaced_time_t cut = to < from ? to : done > from ? (done < to ? done : to) : from;
     vaced_breakdown_split(vaced_breakdown_st, &c, from, cut);
-    vaced_time_t rest = to - cut;
+    vaced_time_t rest = to - cut, ovh = 0;
     if (rest > 0) {
         vaced_time_t o_r = (vaced_time_t)turns * vaced_recv_overhead();
-        vaced_time_t ovh = o_r < rest ? o_r : rest;
+        ovh = o_r < rest ? o_r : rest;
         vaced_breakdown_add(VACED_TERM_RECV_OVERHEAD, ovh);
         vaced_breakdown_add(VACED_TERM_COPY, rest - ovh);
     }
+    if (vaced_tracing())
+        trace_wait(from, cut, to, ovh, a, &c);
     st->latest_valid = 0;
 }

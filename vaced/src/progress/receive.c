@@ -5,6 +5,7 @@
 #include "progress/progress.h"
 #include "progress/awaited.h"
 #include "report/breakdown.h"
+#include "report/trace.h"
 
 /* The receiver's CPU work for one message: its overhead and the copy out. */
 static vaced_time_t recv_work(uint64_t bytes)
@@ -12,11 +13,15 @@ static vaced_time_t recv_work(uint64_t bytes)
     return vaced_recv_overhead() + vaced_copy_time(bytes);
 }
 
-/* The receiver's work, added to the breakdown where it moves tV itself. */
+/* The receiver's work, added to the breakdown (and the trace) where it
+ * moves tV itself, tV being at its end. */
 static void add_work(uint64_t bytes)
 {
-    vaced_breakdown_add(VACED_TERM_RECV_OVERHEAD, vaced_recv_overhead());
-    vaced_breakdown_add(VACED_TERM_COPY, vaced_copy_time(bytes));
+    vaced_time_t o_r = vaced_recv_overhead(), copy = vaced_copy_time(bytes),
+        end = vaced_clock_tv();
+    vaced_breakdown_add(VACED_TERM_RECV_OVERHEAD, o_r);
+    vaced_breakdown_add(VACED_TERM_COPY, copy);
+    vaced_trace_step(end - copy - o_r, end - copy, end, VACED_TERM_RECV_OVERHEAD, VACED_TERM_COPY);
 }
 
 vaced_time_t vaced_recv_done(vaced_time_t ta, uint64_t bytes)

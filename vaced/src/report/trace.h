@@ -24,7 +24,26 @@
  * MPICH's point-to-point protocol, collectives' included; their lines
  * are written when known, not in time order (a rendezvous send's once its
  * data leaves, a receive's once it is reported).  Tags are not written:
- * the model's hooks do not carry them. */
+ * the model's hooks do not carry them.
+ *
+ * Two more kinds say how each advance of tV inside an MPI call was made,
+ * so that the critical path can be walked back exactly (trace_path.c):
+ *   step,START,MID,END,TERM1,TERM2   the rank's own work: TERM1 from START
+ *                       to MID, TERM2 from MID to END (a send's o_s and
+ *                       copy; a receive's o_r and copy)
+ *   wait,FROM,CUT,TO,OVH,DIR,PEER,SEQ,SENT,LANDED,RSENT,RLANDED,LEAD,BEGIN[,TERM,UNTIL]...
+ *                       a wait's jump from FROM to TO: up to CUT along the
+ *                       chain of the completion that ended it (BEGIN, then
+ *                       spans of TERM each ending at UNTIL; LEAD before
+ *                       BEGIN), then its CPU's turns (OVH of o_r, the rest
+ *                       copies).  DIR,PEER,SEQ name that completion's
+ *                       message as the message lines do (recv: from PEER;
+ *                       send: to PEER, ended by PEER's answer; -,-1,-1:
+ *                       unnamed).  The last packet PEER sent for it (DATA,
+ *                       or the answer to a send) left PEER at SENT and
+ *                       landed here at LANDED; a rendezvous receive's
+ *                       request left PEER at RSENT and landed at RLANDED
+ *                       ('-': not known or none). */
 #ifndef VACED_TRACE_H
 #define VACED_TRACE_H
 
@@ -32,6 +51,7 @@
 #include <stdio.h>
 #include "vaced.h"
 #include "clock/vtime.h"
+#include "report/breakdown.h"
 
 /* A message being paired: a receive until its completion is written, a
  * rendezvous send until its data gives its size (trace_msgs.c). */
@@ -39,6 +59,7 @@ struct vaced_trace_open_msg {
     const struct vaced_msg *m;  /* NULL: a free slot */
     int peer;
     int is_send;
+    int written;                /* a send's line is out; kept to name its wait's answer */
     uint32_t seq;
     uint64_t bytes;
     vaced_time_t t;             /* a send's time; a receive's completion, once known */
@@ -149,6 +170,41 @@ static inline void vaced_trace_done(const struct vaced_msg *m, uint64_t bytes, v
 static inline void vaced_trace_report(const struct vaced_msg *m, uint64_t bytes, vaced_time_t done)
 {
     VACED_TRACE_HOOK(vaced_trace_on_report(m, bytes, done));
+}
+
+/* --- The critical path's lines (trace_path.c) --------------------------- */
+
+void vaced_trace_on_step(vaced_time_t start, vaced_time_t mid, vaced_time_t end,
+                         enum vaced_term t1, enum vaced_term t2);
+/* What a wait's line says of the completion that ended it (dir -1: not
+ * named; times VACED_TIME_UNSET when not known). */
+struct vaced_trace_awaited {
+    int dir;                    /* 0: a receive from peer; 1: a send to peer */
+    int peer;
+    uint32_t seq;
+    vaced_time_t sent, landed;  /* its last packet from peer */
+    vaced_time_t rts_sent, rts_landed;  /* a rendezvous receive's request */
+};
+void vaced_trace_on_wait(vaced_time_t from, vaced_time_t cut, vaced_time_t to, vaced_time_t ovh,
+                         const struct vaced_trace_awaited *w, const struct vaced_chain *c);
+
+/* Whether a trace is being written (the awaited record names its message
+ * only then). */
+static inline int vaced_tracing(void)
+{
+    return __builtin_expect(vaced_trace_st->file != NULL, 0);
+}
+
+/* The message m's line names (trace_msgs.c): its peer, number and side
+ * (1: a send); 0 if the trace has no open entry for m. */
+int vaced_trace_name(const struct vaced_msg *m, int *peer, uint32_t *seq, int *is_send);
+
+/* tV advanced from start to end by the rank's own work inside an MPI call:
+ * t1 until mid, then t2. */
+static inline void vaced_trace_step(vaced_time_t start, vaced_time_t mid, vaced_time_t end,
+                                    enum vaced_term t1, enum vaced_term t2)
+{
+    VACED_TRACE_HOOK(vaced_trace_on_step(start, mid, end, t1, t2));
 }
 
 #endif

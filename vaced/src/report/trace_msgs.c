@@ -8,7 +8,10 @@
  * is kept by the request's record until a wait reports it.  A rendezvous
  * request carries no size; the send's line waits for its data, which the
  * device sends with the send request, the request created just before the
- * rendezvous request (CH3 creates it and sends at once). */
+ * rendezvous request (CH3 creates it and sends at once).  A send that
+ * waits for its receiver's answer (rendezvous, eager-sync) keeps its entry
+ * after its line is written, until its request goes, so that the wait
+ * that completes it can name it (vaced_trace_name). */
 #include <stdlib.h>
 #include <string.h>
 #include "report/trace.h"
@@ -155,15 +158,17 @@ void vaced_trace_on_sent(int peer, enum vaced_pkt_kind kind, uint64_t bytes, vac
     if (!opens_message(kind))
         return;
     uint32_t seq = tr->sent[peer]++;
-    if (kind != VACED_PKT_RTS) {
+    if (kind != VACED_PKT_RTS)
         write_line(tr, "send", peer, seq, bytes, t);
+    if (kind != VACED_PKT_RTS && kind != VACED_PKT_EAGER_SYNC)
         return;
-    }
     struct vaced_trace_open_msg *e = tr->last_init ? insert(tr, tr->last_init) : NULL;
     if (e) {
         e->peer = peer;
         e->is_send = 1;
+        e->written = kind != VACED_PKT_RTS;
         e->seq = seq;
+        e->bytes = bytes;
         e->t = t;
     }
 }
@@ -209,6 +214,7 @@ void vaced_trace_on_arrived(const struct vaced_msg *m, enum vaced_pkt_kind kind,
     struct vaced_trace_open_msg *e = insert(tr, m);
     if (e) {
         e->peer = peer;
+        e->is_send = e->written = 0;
         e->seq = seq;
         e->bytes = bytes;
         e->t = VACED_TIME_UNSET;
@@ -236,9 +242,9 @@ void vaced_trace_on_complete_by(const struct vaced_msg *m)
     if (tr->data_peer < 0)
         return;
     struct vaced_trace_open_msg *e = find(tr, m);
-    if (e && e->is_send && e->peer == tr->data_peer) {
+    if (e && e->is_send && !e->written && e->peer == tr->data_peer) {
         write_line(tr, "send", e->peer, e->seq, tr->data_bytes, e->t);
-        remove_entry(tr, e);
+        e->written = 1;
     }
     tr->data_peer = -1;
 }
@@ -267,4 +273,15 @@ void vaced_trace_on_report(const struct vaced_msg *m, uint64_t bytes, vaced_time
     if (e->t != VACED_TIME_UNSET)
         write_line(tr, "recv", e->peer, e->seq, e->bytes, e->t);
     remove_entry(tr, e);
+}
+
+int vaced_trace_name(const struct vaced_msg *m, int *peer, uint32_t *seq, int *is_send)
+{
+    const struct vaced_trace_open_msg *e = find(vaced_trace_st, m);
+    if (!e)
+        return 0;
+    *peer = e->peer;
+    *seq = e->seq;
+    *is_send = e->is_send;
+    return 1;
 }
