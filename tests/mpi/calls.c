@@ -5,7 +5,7 @@
  * time is rank 0's computation plus the message's: late_sender.  Then
  * every rank joins REPS allreduces (SITE:allreduce) and a ring exchange
  * completed by MPI_Waitany (SITE:waitany), a binding MPICH does not
- * inline, whose caller VACED finds by a stack walk.  The test reads the
+ * inline, in a loop the compiler may unroll.  The test reads the
  * SITE markers' lines from this file.
  *
  * Usage: calls [MS] [REPS] */

@@ -3,8 +3,9 @@
 of real programs run on install/vaced.
 
 1. tests/mpi/calls.c on 4 ranks through `vaced run`: each SITE marker's
-   line is named (function, file, line), including MPI_Waitany, whose
-   caller is found by a stack walk; call and rank counts are the
+   line is named (function, file, line), including MPI_Waitany, a
+   binding MPICH does not inline, in a loop the compiler unrolls (two
+   sites on one line, one row); call and rank counts are the
    program's; the receive that waits for rank 0's computation holds it as
    late_sender; every term but compute lies inside MPI calls, so the
    sites' terms add up to the ranks' breakdowns; the functions' table is

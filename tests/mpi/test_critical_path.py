@@ -98,6 +98,12 @@ def covered_compute(d, visits):
     return total
 
 
+def call_lines(function):
+    """The lines of tests/mpi/critpath.c that call `function`."""
+    with open(os.path.join(ROOT, "tests", "mpi", "critpath.c")) as f:
+        return {i for i, line in enumerate(f, 1) if function + "(" in line}
+
+
 def common(label, run, cp, d):
     """Checks 1 and 3's trace-side equality, for any program."""
     pred = run["prediction_s"]
@@ -120,6 +126,15 @@ def common(label, run, cp, d):
     cov = covered_compute(d, v)
     check(f"{label}: its compute is the trace's compute spans its visits cover, within 1 ns",
           abs(cov - cp["breakdown"]["compute"]) < 1e-9, f"{cov:.12f} vs {cp['breakdown']['compute']:.12f}")
+    sites = cp.get("call_sites", [])
+    check(f"{label}: its time by call site adds up to its length within 1 ns",
+          sites and abs(sum(x["total_s"] for x in sites) - cp["length_s"]) < 1e-9,
+          f"{sum(x['total_s'] for x in sites):.12f} vs {cp['length_s']:.12f}")
+    calls = [x for x in sites if x["function"]]
+    check(f"{label}: its MPI time is at the program's calls, each named at a line of critpath.c that calls "
+          "that function", calls and all(x["file"] and x["file"].endswith("critpath.c") and
+                                         x["line"] in call_lines(x["function"]) for x in calls),
+          str([x["site"] for x in sites]))
 
 
 def closed_form(label, d, cp, expected, nominal):
@@ -282,7 +297,7 @@ def test_bad_input(trace, tmp):
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         exe = os.path.join(tmp, "critpath")
-        b = subprocess.run([os.path.join(BIN, "mpicc"), "-O2", "-o", exe, os.path.join(ROOT, "tests", "mpi", "critpath.c")],
+        b = subprocess.run([os.path.join(BIN, "mpicc"), "-O2", "-g", "-o", exe, os.path.join(ROOT, "tests", "mpi", "critpath.c")],
                            capture_output=True, text=True)
         if not check("critpath.c builds with install/vaced's mpicc", b.returncode == 0, b.stderr[-300:]):
             finish()

@@ -17,6 +17,7 @@ prediction exactly, and its terms add up to it.
 import bisect
 import json
 import os
+import subprocess
 import sys
 
 sys.dont_write_bytecode = True          # no __pycache__ in vaced/tools
@@ -233,6 +234,97 @@ def find(ranks):
     return path
 
 
+# --- By call site -----------------------------------------------------------
+
+OUTSIDE = "computation outside MPI calls"
+
+
+def site_of(r, span, starts):
+    """(key, collective) of span `span` of rank r: key the MPI call site
+    (function, offset, module) whose call holds it, OUTSIDE for the
+    program's computation, or None (an MPI call the trace does not name:
+    VACED_CALLS=0); collective whether that call is a blocking collective."""
+    if span is None:
+        return None, False
+    kind, a, b = r.spans[span]
+    i = bisect.bisect_right(starts, a) - 1
+    if i >= 0 and b <= r.calls_sorted[i][2]:
+        site = r.calls_sorted[i][0]
+        return r.sites[site], site in r.collective_sites
+    return (OUTSIDE if kind in ("compute", "poll") else None), False
+
+
+def attribute(path, ranks):
+    """Each segment's call site (path.sites, in the segments' order); a
+    blocking collective's late_sender becomes collective_wait, as in the
+    breakdown (docs/breakdown.md#collectives)."""
+    by_rank = {r.rank: r for r in ranks}
+    starts = {}
+    for r in ranks:
+        r.calls_sorted = sorted(r.calls, key=lambda c: c[1])
+        starts[r.rank] = [c[1] for c in r.calls_sorted]
+    path.sites = []
+    for i, (rank, a, b, term, span) in enumerate(path.segments):
+        key, collective = site_of(by_rank[rank], span, starts[rank])
+        if collective and term == "late_sender":
+            path.segments[i] = (rank, a, b, "collective_wait", span)
+        path.sites.append(key)
+
+
+def symbolize(keys):
+    """{(function, offset, module): (caller, file, line)} by addr2line (None
+    where it cannot say), one run per object file."""
+    names = {}
+    by_module = {}
+    for k in keys:
+        by_module.setdefault(k[2], []).append(k)
+    for module, ks in by_module.items():
+        out = []
+        if module:
+            try:
+                out = subprocess.run(["addr2line", "-f", "-C", "-e", module] + [k[1] for k in ks],
+                                     capture_output=True, text=True, timeout=60).stdout.splitlines()
+            except (OSError, subprocess.SubprocessError):
+                out = []
+        for i, k in enumerate(ks):
+            fn, loc = (out[2 * i], out[2 * i + 1]) if len(out) >= 2 * i + 2 else ("??", "??:0")
+            file, _, line = loc.split(" (")[0].rpartition(":")
+            names[k] = (None if fn == "??" else fn, None if file in ("", "??") else file,
+                        int(line) if line.isdigit() and int(line) > 0 else None)
+    return names
+
+
+def by_call_site(path):
+    """The path's time by the program's MPI call site it is spent in, and
+    by computation outside MPI calls (after attribute): [dict], heaviest
+    first; their total_s add up to the path's length."""
+    sums = {}
+    for (rank, a, b, term, span), key in zip(path.segments, path.sites):
+        terms = sums.setdefault(key, dict.fromkeys(TERMS, 0))
+        terms[term] += b - a
+    names = symbolize([k for k in sums if isinstance(k, tuple)])
+    rows = []
+    for key, terms in sums.items():
+        total = sum(terms.values())
+        row = {"function": None, "caller": None, "file": None, "line": None, "module": None, "offset": None}
+        if key == OUTSIDE:
+            row["site"] = OUTSIDE
+        elif key is None:
+            row["site"] = "MPI calls the trace does not name"
+        else:
+            caller, file, line = names[key]
+            row.update(function=key[0], caller=caller, file=file, line=line, module=key[2] or None,
+                       offset=key[1])
+            where = f"{os.path.basename(file)}:{line}" if file and line else \
+                f"{os.path.basename(key[2] or '?')}+{key[1]}"
+            row["site"] = key[0] + (f" in {caller}" if caller else "") + f" ({where})"
+        row.update(total_s=s(total), share=round(total / path.length_ps, 6) if path.length_ps else 0.0,
+                   breakdown={k: s(v) for k, v in terms.items()})
+        rows.append(row)
+    rows.sort(key=lambda x: -x["total_s"])
+    return rows
+
+
 # --- Output ---------------------------------------------------------------
 
 def s(v):
@@ -240,8 +332,9 @@ def s(v):
     return round(v / PS, 12)
 
 
-def to_dict(path):
+def to_dict(path, ranks):
     """The JSON's critical_path."""
+    attribute(path, ranks)
     comp = path.composition()
     return {
         "length_s": s(path.length_ps),
@@ -255,6 +348,7 @@ def to_dict(path):
         "by_rank": [{"rank": r, "total_s": s(tot), "compute_s": s(c)}
                     for r, (tot, c) in sorted(path.by_rank().items())],
         "unattributed_s": s(path.unattributed_ps),
+        "call_sites": by_call_site(path),
     }
 
 
@@ -262,7 +356,8 @@ def of_dir(trace_dir):
     """The critical path of a trace directory as the JSON's dict; PathError
     (FILE:LINE: reason) if the traces cannot give it."""
     try:
-        return to_dict(find(vaced_traces.read_dir(trace_dir)))
+        ranks = vaced_traces.read_dir(trace_dir)
+        return to_dict(find(ranks), ranks)
     except vaced_traces.TraceError as e:
         raise PathError(str(e))
 
@@ -289,6 +384,8 @@ def summary(cp):
                  f"visit{'s' * (len(ranks) != 1)}: {abbreviated(ranks)}")
     lines.append(f"  crosses ranks {len(hops)} time{'s' * (len(hops) != 1)} over {msgs} "
                  f"message{'s' * (msgs != 1)}")
+    for row in cp.get("call_sites", [])[:5]:
+        lines.append(f"  {100 * row['share']:5.1f} % {row['total_s']:.9f} s  {row['site']}")
     if cp["unattributed_s"] > 0:
         lines.append(f"  note: {cp['unattributed_s']:.9f} s of MPI calls no step or wait line accounts "
                      "for (counted as late_sender)")

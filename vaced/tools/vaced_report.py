@@ -285,9 +285,16 @@ def path_text(cp):
     ranks, hops = cp.get("ranks"), cp.get("hops")
     if not isinstance(ranks, list) or not isinstance(hops, list):
         return ""
-    return (f"<p>Its length is the prediction; it visits "
+    text = (f"<p>Its length is the prediction; it visits "
             f"{len(set(ranks))} ranks in {len(ranks)} visits ({html.escape(vaced_critpath.abbreviated(ranks))}) "
             f"and crosses between ranks {len(hops)} times; on the timeline it is drawn in red.</p>")
+    sites = cp.get("call_sites")
+    if isinstance(sites, list) and sites:
+        rows = "".join(f"<tr><td>{html.escape(str(x.get('site')))}</td><td>{float(x.get('total_s', 0)):.9f}</td>"
+                       f"<td>{100 * float(x.get('share', 0)):.1f} %</td></tr>" for x in sites[:TOP_SITES])
+        text += ("<p>Its time by where the program spends it:</p><table><tr><th>call site</th>"
+                 f"<th>time on the path (s)</th><th>share</th></tr>{rows}</table>")
+    return text
 
 
 def write_report(json_path, trace_dir, out_dir):
@@ -322,7 +329,7 @@ def write_report(json_path, trace_dir, out_dir):
     why = "this run's JSON has no critical_path" + ("" if ranks else " and there is no trace")
     if critical_path(data) is None and ranks:
         try:
-            data["critical_path"] = vaced_critpath.to_dict(vaced_critpath.find(ranks))
+            data["critical_path"] = vaced_critpath.to_dict(vaced_critpath.find(ranks), ranks)
         except vaced_critpath.PathError as e:
             why = f"{e}"
     comp = critical_path(data)

@@ -39,16 +39,16 @@ class Rank:
     line (the MPI call that reported the receive, for most); steps
     [(start_ps, mid_ps, end_ps, term1, term2, line)] and waits [Wait], the
     advances of its clock inside MPI calls (none in traces written before
-    the library wrote them); sites {id: (function, offset, module)} and
-    calls [(site id, start_ps, end_ps)] (the MPI calls by name, when the
-    run kept its call tables)."""
+    the library wrote them); sites {id: (function, offset, module)}, the
+    ids of blocking collectives' sites, and calls [(site id, start_ps,
+    end_ps)] (the MPI calls by name, when the run kept its call tables)."""
 
     def __init__(self, rank):
         self.rank = rank
         self.path = None
         self.spans, self.sends, self.recvs = [], [], []
         self.steps, self.waits = [], []
-        self.sites, self.calls = {}, []
+        self.sites, self.calls, self.collective_sites = {}, [], set()
 
     @property
     def end_ps(self):
@@ -145,10 +145,14 @@ def read_rank(rank, path):
                         r.sends.append((peer, seq, size, ps(fields[4])))
                     else:
                         r.recvs.append((peer, seq, size, ps(fields[4]), len(r.spans)))
-                elif kind == "site" and len(fields) >= 5:
-                    site, function, offset, module = line.rstrip("\n").split(",", 4)[1:]
+                elif kind == "site" and len(fields) >= 6:
+                    site, function, coll, offset, module = line.rstrip("\n").split(",", 5)[1:]
+                    if coll not in ("0", "1"):
+                        raise ValueError(f"'{coll}' is not 0 or 1")
                     int(offset, 16)
                     r.sites[int(site)] = (function, offset, module)
+                    if coll == "1":
+                        r.collective_sites.add(int(site))
                 elif kind == "call" and len(fields) == 4:
                     site, a, b = int(fields[1]), ps(fields[2]), ps(fields[3])
                     if site not in r.sites or b < a:

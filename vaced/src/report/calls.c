@@ -301,8 +301,8 @@ static void trace_call(struct vaced_call_row *r)
         const char *module = site_module(r->site, &offset);
         char name[128];
         r->trace_id = ++calls.trace_sites;
-        fprintf(f, "site,%u,%s,0x%llx,%s\n", r->trace_id, vaced_call_name(r->func, name, sizeof name),
-                (unsigned long long) offset, module);
+        fprintf(f, "site,%u,%s,%d,0x%llx,%s\n", r->trace_id, vaced_call_name(r->func, name, sizeof name),
+                is_collective(r->func), (unsigned long long) offset, module);
     }
     fprintf(f, "call,%u,%lld.%012lld,%lld.%012lld\n", r->trace_id, VACED_TRACE_S(calls.start_tv),
             VACED_TRACE_S(vaced_now()));

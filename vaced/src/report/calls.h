@@ -5,9 +5,9 @@
  * (the compute segment that its first activity closes is the program's)
  * to its exit, so the calls' rows plus the computation outside them add
  * up to the rank's prediction, term by term.  Nothing here reads a clock:
- * an MPI call costs a hash look-up at its exit, and a stack walk at its
- * entry when the binding's caller is inside MPICH's own libraries (the
- * Fortran bindings, bindings not inlined). */
+ * an MPI call costs a hash look-up at its exit; the caller behind a
+ * Fortran binding is that binding's (vaced_fortran_caller), and only a
+ * caller inside MPICH otherwise takes a stack walk. */
 #ifndef VACED_CALLS_H
 #define VACED_CALLS_H
 

@@ -11,9 +11,10 @@
  *                       handed the message's first packet over)
  *   recv,PEER,SEQ,BYTES,T   a message from PEER whose receive completed
  *                       at T
- *   site,ID,FUNCTION,OFFSET,MODULE   call site ID of this rank: the MPI
- *                       function called from MODULE (a path, last: it may
- *                       hold commas) at OFFSET (hex, as addr2line reads it)
+ *   site,ID,FUNCTION,COLL,OFFSET,MODULE   call site ID of this rank: the
+ *                       MPI function (COLL 1: a blocking collective) called
+ *                       from MODULE (a path, last: it may hold commas) at
+ *                       OFFSET (hex, as addr2line reads it)
  *   call,ID,START,END   an outermost MPI call from site ID, from its first
  *                       activity to its return (report/calls.c)
  * The compute, mpi and poll spans tile [0, the rank's prediction]: their
