@@ -9,7 +9,7 @@ ranks=${1:-16}
 target=${2:-paper-16}
 "$ROOT/build.sh"
 mkdir -p "$ROOT/build/examples"
-"$ROOT/install/vaced/bin/mpicc" -O2 -o "$ROOT/build/examples/jacobi2d" "$ROOT/tests/apps/jacobi2d.c" -lm
+"$ROOT/install/vaced/bin/mpicc" -O2 -g -o "$ROOT/build/examples/jacobi2d" "$ROOT/tests/apps/jacobi2d.c" -lm
 echo "predicting jacobi2d with $ranks ranks on target $target:"
 VACED_TARGET=$target VACED_QUIET=${VACED_QUIET:-1} \
     "$ROOT/install/vaced/bin/mpiexec" -n "$ranks" "$ROOT/build/examples/jacobi2d" 1024 200
