@@ -15,8 +15,8 @@
 
 static struct {
     int off;                    /* VACED_CALLS=0: no tables */
-    int depth;
-    int collective;             /* the open call is a blocking collective */                  /* nested bindings fold into the outermost */
+    int depth;                  /* nested bindings fold into the outermost */
+    int collective;             /* the open call is a blocking collective */
     int open, started;
     const char *func;
     uintptr_t site;
