@@ -42,20 +42,9 @@ DIR/calls-cost.csv (--out, default results/).
 EOF
 }
 
-while [ $# -gt 0 ]; do
-    case $1 in
-        --reps) REPS=$2; shift 2 ;;
-        --iters) ITERS=$2; shift 2 ;;
-        --target) TARGET=$2; shift 2 ;;
-        --out) OUT=$2; shift 2 ;;
-        -h|--help) usage; exit 0 ;;
-        *) echo "bench/calls-cost.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
-    esac
-done
-[ -x "$VACED/bin/mpiexec" ] || { echo "bench/calls-cost.sh: $VACED is missing: run ./build.sh" >&2; exit 1; }
-mkdir -p "$OUT"
-TMP=$(mktemp -d /tmp/vaced-calls-bench.XXXXXX)
-trap 'rm -rf "$TMP"' EXIT
+# shellcheck source=bench/lib/ab-cost.sh
+source "$ROOT/bench/lib/ab-cost.sh"
+ab_start calls-cost "$@"
 
 for p in pingpong window; do
     "$VACED/bin/mpicc" -O2 -g -o "$TMP/$p" "$ROOT/tests/mpi/$p.c"
@@ -69,15 +58,6 @@ cc -O2 -std=gnu11 -I"$ROOT/vaced/include" -I"$ROOT/vaced/src" "$ROOT/bench/calls
     "$ROOT/build/vaced/libvaced.a" -lm -o "$TMP/calls-hook"
 HOOKS=$("$TMP/calls-hook")
 echo "$HOOKS" >&2
-
-# one run: prints its wall time in seconds
-wall() {
-    local t0 t1
-    t0=$(date +%s.%N)
-    env VACED_TARGET="$TARGET" VACED_QUIET=all "$@" >/dev/null
-    t1=$(date +%s.%N)
-    awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.6f\n", b - a }'
-}
 
 CSV=$OUT/calls-cost.csv
 echo "rep,program,calls_per_rank,off_s,on_s" >"$CSV"

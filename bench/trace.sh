@@ -38,37 +38,15 @@ DIR/trace-cost.csv (--out, default results/).
 EOF
 }
 
-while [ $# -gt 0 ]; do
-    case $1 in
-        --reps) REPS=$2; shift 2 ;;
-        --iters) ITERS=$2; shift 2 ;;
-        --target) TARGET=$2; shift 2 ;;
-        --out) OUT=$2; shift 2 ;;
-        -h|--help) usage; exit 0 ;;
-        *) echo "bench/trace.sh: unknown option '$1' (see --help)" >&2; exit 2 ;;
-    esac
-done
-[ -x "$VACED/bin/mpiexec" ] || { echo "bench/trace.sh: $VACED is missing: run ./build.sh" >&2; exit 1; }
-mkdir -p "$OUT"
-TMP=$(mktemp -d /tmp/vaced-trace-bench.XXXXXX)
-trap 'rm -rf "$TMP"' EXIT
+# shellcheck source=bench/lib/ab-cost.sh
+source "$ROOT/bench/lib/ab-cost.sh"
+ab_start trace "$@"
 
 for p in pingpong exchange; do
     "$VACED/bin/mpicc" -O2 -o "$TMP/$p" "$ROOT/tests/mpi/$p.c"
 done
 declare -A ARGS=([pingpong]="0 $ITERS" [exchange]="plain wait 8 $ITERS")
 declare -A CALLS=([pingpong]=$((2 * (ITERS + 1))) [exchange]=$((3 * (ITERS + 1) + 1)))
-
-elapsed() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.6f\n", b - a }'; }
-
-# one run: prints its wall time in seconds
-wall() {
-    local t0 t1
-    t0=$(date +%s.%N)
-    env VACED_TARGET="$TARGET" VACED_QUIET=all "$@" >/dev/null
-    t1=$(date +%s.%N)
-    elapsed "$t0" "$t1"
-}
 
 CSV=$OUT/trace-cost.csv
 echo "rep,program,calls_per_rank,untraced_s,traced_s,trace_lines,otf2_s,otf2_events" >"$CSV"
