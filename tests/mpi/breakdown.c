@@ -9,17 +9,13 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define SPIN_MS 20
+#include "spin.h"
 
-static volatile double sink;
+#define SPIN_MS 20
 
 static void spin(void)
 {
-    double t0 = MPI_Wtime(), x = 1;
-    while (MPI_Wtime() - t0 < SPIN_MS * 1e-3)
-        for (int i = 0; i < 1000; i++)
-            x = x * 1.0000001 + 1e-9;
-    sink = x;
+    spin_ms(SPIN_MS);
 }
 
 int main(int argc, char **argv)

@@ -12,25 +12,7 @@
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
-#include <time.h>
-
-static double cpu_s(void)
-{
-    struct timespec t;
-    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-    return t.tv_sec + 1e-9 * t.tv_nsec;
-}
-
-static volatile double sink;
-
-static void work(double ms)
-{
-    double t0 = cpu_s(), x = 1.0;
-    while (cpu_s() - t0 < ms / 1e3)
-        for (int i = 0; i < 1000; i++)
-            x = x * 1.0000001 + 1e-9;
-    sink = x;
-}
+#include "spin.h"
 
 int main(int argc, char **argv)
 {
@@ -43,7 +25,7 @@ int main(int argc, char **argv)
     MPI_Comm_rank(MPI_COMM_WORLD, &rank);
     MPI_Comm_size(MPI_COMM_WORLD, &size);
     if (rank == 0) {
-        work(ms);
+        spin_ms(ms);
         MPI_Send(msg, sizeof msg, MPI_CHAR, 1, 0, MPI_COMM_WORLD);      /* SITE:send */
     } else if (rank == 1) {
         MPI_Recv(msg, sizeof msg, MPI_CHAR, 0, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE); /* SITE:recv */

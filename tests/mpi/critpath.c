@@ -17,22 +17,12 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "spin.h"
 
 #define UNIT_MS 4
 #define LONG_MS 30
 #define SHORT_MS 3
 #define LONG_RANK 1
-
-static volatile double sink;
-
-static void spin_ms(int ms)
-{
-    double t0 = MPI_Wtime(), x = 1;
-    while (MPI_Wtime() - t0 < ms * 1e-3)
-        for (int i = 0; i < 1000; i++)
-            x = x * 1.0000001 + 1e-9;
-    sink = x;
-}
 
 static void spin(int i)
 {
