@@ -397,22 +397,8 @@ def main(argv, fe):
     if {"-h", "--help"} & set(argv):
         print(CRITPATH_HELP, end="")
         return 0
-    pos, out, i = [], None, 0
-    while i < len(argv):
-        a = argv[i]
-        if a == "--json" or a.startswith("--json="):
-            if a == "--json":
-                if i + 1 == len(argv):
-                    raise fe.Usage("--json needs a value (see vaced critical-path --help)")
-                out = argv[i + 1]
-                i += 1
-            else:
-                out = a.partition("=")[2]
-        elif a.startswith("-"):
-            raise fe.Usage(f"unknown option '{a}' (see vaced critical-path --help)")
-        else:
-            pos.append(a)
-        i += 1
+    o, pos = fe.split_options(argv, ("--json",), "critical-path")
+    out = o.get("--json")
     if len(pos) != 1:
         raise fe.Usage("needs one trace directory: vaced critical-path TRACE_DIR [--json FILE]")
     try:

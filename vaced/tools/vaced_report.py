@@ -397,22 +397,7 @@ def make_report(json_path, trace_dir, out_dir):
 
 
 def parse(argv, fe):
-    o, pos, i = {}, [], 0
-    while i < len(argv):
-        a = argv[i]
-        name, eq, value = a.partition("=")
-        if name in REPORT_VALUED:
-            if not eq:
-                if i + 1 == len(argv):
-                    raise fe.Usage(f"{name} needs a value (see vaced report --help)")
-                value = argv[i + 1]
-                i += 1
-            o[name] = value
-        elif a.startswith("-"):
-            raise fe.Usage(f"unknown option '{a}' (see vaced report --help)")
-        else:
-            pos.append(a)
-        i += 1
+    o, pos = fe.split_options(argv, REPORT_VALUED, "report")
     if len(pos) != 1:
         raise fe.Usage("needs one report directory: vaced report DIR --json FILE [--trace TRACE_DIR]")
     if "--json" not in o:
