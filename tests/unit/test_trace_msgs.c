@@ -14,29 +14,10 @@
 #include "check.h"
 #include "sim/sim_test.h"
 #include "report/trace.h"
+#include "trace_text.h"
 
 #define US(x) ((vaced_time_t) ((x) * 1000000LL))     /* microseconds in ps */
 #define MANY 1000
-
-static char text[1 << 17];
-
-/* The trace file's message lines, in text. */
-static void read_back(const char *file)
-{
-    FILE *f = fopen(file, "r");
-    size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
-    text[n] = 0;
-    if (f)
-        fclose(f);
-}
-
-static int count_lines(const char *prefix)
-{
-    int n = 0;
-    for (const char *p = text; (p = strstr(p, prefix)); p++)
-        n += p == text || p[-1] == '\n';
-    return n;
-}
 
 /* A packet from `peer` opening a message, handled into receive m. */
 static void arrive(struct vaced_msg *m, int peer, enum vaced_pkt_kind kind, uint64_t bytes)

@@ -14,36 +14,9 @@
 #include "check.h"
 #include "sim/sim_test.h"
 #include "report/trace.h"
+#include "trace_text.h"
 
 #define US(x) ((vaced_time_t) ((x) * 1000000LL))     /* microseconds in ps */
-
-static char text[1 << 14];
-
-static void read_back(const char *file)
-{
-    FILE *f = fopen(file, "r");
-    size_t n = f ? fread(text, 1, sizeof text - 1, f) : 0;
-    text[n] = 0;
-    if (f)
-        fclose(f);
-}
-
-static int has_line(const char *line)
-{
-    size_t n = strlen(line);
-    for (const char *p = text; (p = strstr(p, line)); p++)
-        if ((p == text || p[-1] == '\n') && p[n] == '\n')
-            return 1;
-    return 0;
-}
-
-static int count_lines(const char *prefix)
-{
-    int n = 0;
-    for (const char *p = text; (p = strstr(p, prefix)); p++)
-        n += p == text || p[-1] == '\n';
-    return n;
-}
 
 static void test_names(void)
 {
