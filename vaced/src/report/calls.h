@@ -43,11 +43,13 @@ const char *vaced_call_name(const char *func, char *buf, size_t n);
  * message on stderr if a table is malformed (the tables are left out). */
 int vaced_calls_merge(const void *packed, const int64_t *lens, int size);
 
-/* The merged rows, heaviest first (NULL, 0 when no table was merged). */
+/* The merged rows, heaviest first (NULL, 0 when no table was merged);
+ * sites are named, and one line's copies folded, when the JSON is written. */
 const struct vaced_call_row *vaced_calls_merged(size_t *n);
 
 /* The JSON's "calls" and "call_sites" members, each preceded by ",\n";
- * nothing when no table was merged.  rank_seconds: the sum of every
+ * nothing when no table was merged.  Names the sites first (addr2line),
+ * so a run without a JSON spawns nothing.  rank_seconds: the sum of every
  * rank's prediction, which the shares divide. */
 void vaced_calls_write_json(FILE *f, double rank_seconds);
 

@@ -206,12 +206,17 @@ int vaced_calls_merge(const void *packed, const int64_t *lens, int size)
     qsort(rows, n, sizeof *rows, heaviest_first);
     merged = rows;
     merged_n = n;
-    names = calloc(n ? n : 1, sizeof *names);
-    if (names) {
-        vaced_symbolize(merged, names, n);
-        fold_lines();
-    }
     return 0;
+}
+
+/* The merged sites named (addr2line runs) and the lines the compiler
+ * copied folded: only for a JSON that will show them. */
+static void name_sites(void)
+{
+    if (names || !(names = calloc(merged_n ? merged_n : 1, sizeof *names)))
+        return;
+    vaced_symbolize(merged, names, merged_n);
+    fold_lines();
 }
 
 const struct vaced_call_row *vaced_calls_merged(size_t *n)
@@ -286,6 +291,7 @@ void vaced_calls_write_json(FILE *f, double rank_seconds)
 {
     if (!merged)
         return;
+    name_sites();
     write_functions(f, rank_seconds);
     fprintf(f, ",\n  \"call_sites\": [");
     for (size_t i = 0; i < merged_n; i++) {
