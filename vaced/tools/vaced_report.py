@@ -54,8 +54,7 @@ Examples:
 """
 
 REPORT_VALUED = ("--json", "--trace")
-BREAKDOWN_KEYS = ("compute", "poll", "send_overhead", "recv_overhead", "copy", "network",
-                  "late_sender", "late_receiver", "collective_wait")
+BREAKDOWN_KEYS = vaced_traces.TERMS
 MAX_TIMELINE_RANKS = 64
 TOP_SITES = 10
 SPAN_COLOURS = {"compute": "#4c72b0", "mpi": "#dd8452", "poll": "#55a868"}
