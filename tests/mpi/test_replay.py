@@ -237,9 +237,9 @@ def main():
         race_near = variant(tmp, "paper-16", "race-near", cores_per_node="2", latency="300 us")
         rec = os.path.join(tmp, "rec-race")
         rc, data, out, err = live(3, [exes["race"]], p16, record=rec)
-        rc2, data2, out2, _ = live(3, [exes["race"]], race_near, compute_from=rec)
+        rc2, data2, out2, err2 = live(3, [exes["race"]], race_near, compute_from=rec)
         check("race: on paper-16 rank 2's message is first, where rank 1 shares rank 0's node rank 1's is",
-              "first=2" in out and "first=1" in out2, (out + out2).replace("\n", " "))
+              "first=2" in out and "first=1" in out2, (out + out2).replace("\n", " ") + last(err2))
         rrc, rdata, rerr = replay(rec, race_near)
         check("  the replay on that target is flagged: wildcard", rrc == 0 and "wildcard" in flags(rerr)
               and rdata["approximate"], last(rerr))

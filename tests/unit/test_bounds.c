@@ -112,9 +112,16 @@ static void test_chains(void)
     /* 7 blocked on us, all its packets to 6 received: decided */
     reply(7, seq, VACED_PEER_BLOCKED, 0, 6, 0, 5, US(1));
     CHECK_EQ_I64(vaced_wildcard_check(ta, 3, peers, flags), VACED_WILD_SAFE);
-    /* a packet 7 -> 6 in flight: undecidable */
+    /* a packet 7 -> 6 in flight: wait for 6 to report again */
     reply(7, seq, VACED_PEER_BLOCKED, 0, 6, 0, 6, US(1));
-    CHECK_EQ_I64(vaced_wildcard_check(ta, 3, peers, flags), VACED_WILD_UNPROVABLE);
+    CHECK_EQ_I64(vaced_wildcard_check(ta, 3, peers, flags), VACED_WILD_WAIT);
+    /* it reached 6, still blocked on 7: decided */
+    reply(6, seq, VACED_PEER_BLOCKED, 7, -1, 6, 0, US(1));
+    CHECK_EQ_I64(vaced_wildcard_check(ta, 3, peers, flags), VACED_WILD_SAFE);
+    /* 6 woke on it and runs: its clock decides */
+    reply(6, seq, VACED_PEER_RUNNING, -1, -1, 0, 0, US(2));
+    CHECK_EQ_I64(vaced_wildcard_check(ta, 3, peers, flags), VACED_WILD_WAIT);
+    reply(6, seq, VACED_PEER_BLOCKED, 7, -1, 5, 0, US(1));
     /* 7 running: its bound decides, once late enough for 6's deadline */
     reply(7, seq, VACED_PEER_RUNNING, -1, 6, 0, 5, ta - l60 - l76 + l70 - 1);
     CHECK_EQ_I64(vaced_wildcard_check(ta, 3, peers, flags), VACED_WILD_WAIT);

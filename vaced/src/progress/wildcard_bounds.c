@@ -19,15 +19,16 @@
  *       and no message W -> S is in flight: W's count of packets sent to S,
  *       in W's report, equals S's count of packets received from W, in
  *       S's report.  Both were blocked when they reported, and a blocked
- *       rank only wakes on a message from the one it waits on.
+ *       rank only wakes on a message from the one it waits on.  While the
+ *       counts differ, R waits for the next report: the packet reaches S,
+ *       which then reports blocked again or running.
  * This is Chandy-Misra-Bryant's null-message idea with blocked states and
  * packet counts standing in for lookahead, which within a node is zero.
  * Requests are sent on demand, for undecided senders only; a peer answers
  * at once if its bound suffices, otherwise when its clock gets there (at an
  * MPI call boundary) or when it blocks.  When the rule cannot decide (a
- * rank waits on several, a cycle, a count that differs), the earliest
- * candidate on the host is taken and the prediction is marked approximate:
- * no hang, never silent. */
+ * rank waits on several, a cycle), the earliest candidate on the host is
+ * taken and the prediction is marked approximate: no hang, never silent. */
 #include <stdlib.h>
 #include "clock/clock.h"
 #include "sim/sim.h"
@@ -287,8 +288,11 @@ static enum verdict decided(int x, int succ, vaced_time_t deadline, int depth, i
     if (!v->have_last)
         return WAIT;
     const struct vaced_bound_pkt *r = &v->last;
+    /* The counts differ while a packet x -> succ is in flight (succ reports
+     * again when it arrives) or x sent more since its report (it reported
+     * blocked, so it woke and says so at its next activity point). */
     if (about >= 0 && r->sent_to != st->view[succ].last.recv_from)
-        return NO;                      /* a message to succ in flight, or miscounted */
+        return WAIT;
     if (v->bound != VACED_TIME_UNSET && v->bound - latency(x, me) + latency(x, succ) >= deadline)
         return YES;
     if (r->state == VACED_PEER_RUNNING)
