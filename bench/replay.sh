@@ -58,8 +58,9 @@ re-timing the record with vaced replay, on the mini-apps of tests/apps
   live    4. Replay against the live run: --live-apps (default $LIVE_APPS) at
           class $LIVE_CLASS (--live-class), $LIVE_RANKS ranks (--live-ranks) on
           $LIVE_TARGET (--live-target), --live-reps N (default $LIVE_REPS): the
-          live run's wall time (recording), then its record's replay (pinned
-          as in speed) on the same target.  Goal: replay/live under 2 %.
+          live run's wall time (recording), then its record's replay on the
+          same target, on the CPUs the live run had (it loads the ranks'
+          files in parallel).  Goal: replay/live under 2 %.
 
 --vaced DIR measures another patched MPICH install than install/vaced,
 such as a copy of it (its libraries are chosen with LD_LIBRARY_PATH, which
@@ -149,6 +150,7 @@ done
 [ -x "$VACED/bin/mpiexec" ] && [ -x "$VACED/bin/mpicc" ] && [ -f "$VACED/lib/libmpi.so" ] ||
     die "$VACED is not an MPICH install (bin/mpiexec, bin/mpicc, lib/libmpi.so): run ./build.sh first"
 command -v taskset > /dev/null || die "taskset is missing (Debian: util-linux)"
+ALL_CPUS=$(taskset -cp $$ | sed 's/.*: //')
 REPORT=$ROOT/bench/lib/replay_report.py
 WORK=$ROOT/build/replay
 LOGS=$WORK/logs
@@ -261,12 +263,12 @@ run_app() {
     PRED=$(sed -nE 's/^vaced: prediction ([0-9.eE+-]+) s.*/\1/p' "$log" | tail -n 1)
 }
 
-# replay_rec LOG DIR TARGET: taskset -c 0 vaced replay; sets WALL, EVENTS,
-# SECS, MEPS, PRED
+# replay_rec LOG DIR TARGET [CPUS]: taskset -c CPUS (default 0) vaced
+# replay; sets WALL, EVENTS, SECS, MEPS, PRED
 replay_rec() {
-    local log=$1 dir=$2 target=$3 start rc=0 stats
+    local log=$1 dir=$2 target=$3 cpus=${4:-0} start rc=0 stats
     start=$(date +%s.%N)
-    VACED_TOPO_DIR=${VACED_TOPO_DIR:-$ROOT/topo} taskset -c 0 "$REPLAY" replay "$dir" --target "$target" \
+    VACED_TOPO_DIR=${VACED_TOPO_DIR:-$ROOT/topo} taskset -c "$cpus" "$REPLAY" replay "$dir" --target "$target" \
         --quiet --stats > "$log" 2> "$log.err" || rc=$?
     WALL=$(elapsed "$start" "$(date +%s.%N)")
     unchanged
@@ -382,7 +384,7 @@ if [ $do_live = 1 ]; then
             [ -n "$PRED" ] || die "$app class $cls at $p ranks (live) printed no prediction: see $log"
             live_wall=$WALL live_cpu=$CPU live_pred=$PRED
             logstat "$rec" "$p"
-            replay_rec "$LOGS/live-replay-$app-$cls-$p-$rep.log" "$rec" "$target"
+            replay_rec "$LOGS/live-replay-$app-$cls-$p-$rep.log" "$rec" "$target" "$ALL_CPUS"
             rm -rf "$rec"
             [ "$EVENTS" = "$RECORDED" ] ||
                 say "note: $app $cls P=$p: the replay counts $EVENTS events, the record's trailers $RECORDED"

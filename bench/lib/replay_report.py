@@ -248,7 +248,8 @@ def part_speed(groups, rows):
 def part_live(groups, rows):
     md = ["## 4. Replay against the live run", "",
           "The live run (recording) and the replay of its record on the same target "
-          "(`taskset -c 0`), one after the other per repetition.  Live and replay: host wall time, "
+          "(on the CPUs the live run had: the replay loads the ranks' files in parallel), one after "
+          "the other per repetition.  Live and replay: host wall time, "
           "median (the replay's: the whole `vaced replay` command).  Replay/live per repetition, "
           "its median and range; *core*: the replay's own --stats time over the live wall time.  "
           f"Goal: under {GOAL_LIVE:g} %.  *Same prediction*: the replay's job line gives the live "

@@ -1,7 +1,11 @@
 /* Loading a record for the replay (replay_impl.h): every rank's file
  * opened and every event checked once, before anything is replayed. */
+#define _GNU_SOURCE             /* sched_getaffinity */
 #include <errno.h>
+#include <pthread.h>
+#include <sched.h>
 #include <stdarg.h>
+#include <stdatomic.h>
 #include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -94,6 +98,67 @@ static int survey(struct rank_run *r, char *err, size_t len)
     return 0;
 }
 
+/* One rank's file, opened, checked against its place and surveyed;
+ * its first failure, if any, in err. */
+struct load_job {
+    struct rank_run *r;
+    int rank, size, failed;
+    char err[1024];
+};
+
+static void load_rank(const char *dir, struct load_job *j)
+{
+    char path[VACED_LOG_PATH_MAX + 32], why[1024];
+    struct rank_run *r = j->r;
+    snprintf(path, sizeof path, "%s/rank-%06d.vlog", dir, j->rank);
+    j->failed = 1;
+    if (vaced_log_open(&r->log, path, why, sizeof why)) {
+        fail(j->err, sizeof j->err, "%s (the record has %d ranks)", why, j->size);
+        return;
+    }
+    if ((int)r->log.ranks != j->size || (int)r->log.rank != j->rank) {
+        fail(j->err, sizeof j->err, "%s: offset 12: rank %u of %u, in a record of %d ranks", path,
+             r->log.rank, r->log.ranks, j->size);
+        return;
+    }
+    if (survey(r, j->err, sizeof j->err))
+        return;
+    r->msgs = calloc((size_t)r->nmsgs + 1, sizeof *r->msgs);
+    r->in = calloc((size_t)j->size, sizeof *r->in);
+    r->state = calloc(1, vaced_rank_state_size());
+    if (!r->msgs || !r->in || !r->state) {
+        fail(j->err, sizeof j->err, "out of memory for rank %d", j->rank);
+        return;
+    }
+    r->pos = r->log.body;
+    r->blocked_on = -1;
+    j->failed = 0;
+}
+
+struct load_pool {
+    const char *dir;
+    struct load_job *jobs;
+    int n;
+    atomic_int next;
+};
+
+static void *load_worker(void *arg)
+{
+    struct load_pool *p = arg;
+    for (int i; (i = atomic_fetch_add(&p->next, 1)) < p->n;)
+        load_rank(p->dir, &p->jobs[i]);
+    return NULL;
+}
+
+/* Threads for loading: the CPUs this process may run on, at most 8. */
+static int load_threads(int ranks)
+{
+    cpu_set_t set;
+    int n = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+    n = n < 8 ? n : 8;
+    return n < ranks ? n : ranks;
+}
+
 int vaced_replay_load(const char *dir, struct rank_run **ranks, int *size, char *err, size_t len)
 {
     char path[VACED_LOG_PATH_MAX + 32], why[1024];
@@ -112,42 +177,45 @@ int vaced_replay_load(const char *dir, struct rank_run **ranks, int *size, char 
             return fail(err, len, "%s: %s (the record has %d ranks)", path, strerror(errno), n);
     }
     struct rank_run *rs = calloc((size_t)n, sizeof *rs);
-    if (!rs)
+    struct load_pool pool = { dir, calloc((size_t)n, sizeof *pool.jobs), n, 0 };
+    if (!rs || !pool.jobs) {
+        free(rs);
+        free(pool.jobs);
         return fail(err, len, "out of memory for %d ranks", n);
-    for (int i = 0; i < n; i++) {
-        struct rank_run *r = &rs[i];
-        snprintf(path, sizeof path, "%s/rank-%06d.vlog", dir, i);
-        if (vaced_log_open(&r->log, path, why, sizeof why)) {
-            fail(err, len, "%s (the record has %d ranks)", why, n);
-            goto bad;
-        }
-        if ((int)r->log.ranks != n || (int)r->log.rank != i) {
-            fail(err, len, "%s: offset 12: rank %u of %u, in a record of %d ranks", path,
-                 r->log.rank, r->log.ranks, n);
-            goto bad;
-        }
-        if (i && (r->log.target_hash != rs[0].log.target_hash ||
-                  r->log.eager_threshold != rs[0].log.eager_threshold)) {
-            fail(err, len, "%s: offset 24: recorded on another target than rank 0", path);
-            goto bad;
-        }
-        if (survey(r, err, len))
-            goto bad;
-        r->msgs = calloc((size_t)r->nmsgs + 1, sizeof *r->msgs);
-        r->in = calloc((size_t)n, sizeof *r->in);
-        r->state = calloc(1, vaced_rank_state_size());
-        if (!r->msgs || !r->in || !r->state) {
-            fail(err, len, "out of memory for rank %d", i);
-            goto bad;
-        }
-        r->pos = r->log.body;
-        r->blocked_on = -1;
     }
+    for (int i = 0; i < n; i++)
+        pool.jobs[i] = (struct load_job){ .r = &rs[i], .rank = i, .size = n };
+    /* ranks load independently: the files' hashes and surveys on every
+     * CPU the replay may use */
+    pthread_t tid[8];
+    int threads = load_threads(n), started = 0;
+    while (started < threads - 1 && pthread_create(&tid[started], NULL, load_worker, &pool) == 0)
+        started++;
+    load_worker(&pool);
+    for (int t = 0; t < started; t++)
+        pthread_join(tid[t], NULL);
+    /* the first failure in rank order, as a serial load would report it */
+    for (int i = 0; i < n; i++) {
+        struct load_job *j = &pool.jobs[i];
+        int opened = rs[i].log.data && (int)rs[i].log.ranks == n && (int)rs[i].log.rank == i;
+        if (i && opened && rs[0].log.data &&
+            (rs[i].log.target_hash != rs[0].log.target_hash ||
+             rs[i].log.eager_threshold != rs[0].log.eager_threshold)) {
+            fail(err, len, "%s: offset 24: recorded on another target than rank 0", rs[i].log.path);
+            goto bad;
+        }
+        if (j->failed) {
+            fail(err, len, "%s", j->err);
+            goto bad;
+        }
+    }
+    free(pool.jobs);
     *ranks = rs;
     *size = n;
     return 0;
 bad:
-    vaced_replay_unload(rs, n);         /* the ranks not reached are zeroed: nothing to free */
+    free(pool.jobs);
+    vaced_replay_unload(rs, n);         /* what a rank did not reach is zeroed: nothing to free */
     return -1;
 }
 
