@@ -128,7 +128,7 @@ def build(tmp):
                     "OUT=" + os.path.join(tmp, "apps")], check=True, capture_output=True)
     exes = {}
     for name in ("ring", "exchange", "collectives", "nbcoll", "window", "adversarial", "race", "pingpong",
-                 "sendsend"):
+                 "sendsend", "critpath"):
         exe = os.path.join(tmp, name)
         subprocess.run([os.path.join(BIN, "mpicc"), "-O2", "-o", exe,
                         os.path.join(ROOT, "tests", "mpi", name + ".c"), "-lm"], check=True, capture_output=True)
@@ -138,6 +138,32 @@ def build(tmp):
                     "-lm"], check=True, capture_output=True)
     exes["patterns"] = exe
     return exes
+
+
+def uniform_compute(tmp, exes, target):
+    """critpath allreduce: rank 1 computes 30 ms, the others 3 ms, then all
+    meet in MPI_Allreduce.  With --uniform-compute rank 1's segment is its
+    group's median, another rank's: the prediction loses the difference."""
+    rec = os.path.join(tmp, "rec-imbalance")
+    rc, data, _, err = live(4, [exes["critpath"], "allreduce"], target, record=rec)
+    if not check("critpath allreduce, 4 ranks: the live run records", rc == 0 and data, last(err)):
+        return
+    rrc, rdata, _ = replay(rec, target)
+    urc, udata, uerr = replay(rec, target, ["--uniform-compute"])
+    check("  replayed as recorded: the live prediction, bit for bit",
+          rrc == 0 and rdata and rdata["prediction_s"] == data["prediction_s"])
+    if not check("  replayed with --uniform-compute: a note names the groups, the JSON the source",
+                 urc == 0 and udata and re.search(r"uniform computation: .*\(\d+ groups? of ranks\)", uerr)
+                 and udata.get("cpu_time_source") == "recorded, uniform across ranks", last(uerr)):
+        return
+    comp = [p["compute_s"] for p in data["per_rank"]]
+    lost = comp[1] - sorted(comp)[1]           # rank 1's long segment against a short rank's
+    got = data["prediction_s"] - udata["prediction_s"]
+    check(f"  the prediction loses rank 1's extra computation (expected {lost * 1e3:.3f} ms, "
+          f"lost {got * 1e3:.3f} ms)", abs(got - lost) <= 0.03 * lost)
+    ucomp = [p["compute_s"] for p in udata["per_rank"]]
+    check("  every rank's computation is now within 2 % of the others'",
+          max(ucomp) <= 1.02 * min(ucomp), " ".join(f"{c * 1e3:.3f}" for c in ucomp))
 
 
 def same_target(tmp, n, np, argv, target):
@@ -297,6 +323,9 @@ def main():
         check("a program that relies on eager buffering (both send, then receive) replayed with "
               "rendezvous messages: the recorded protocol, flagged", rrc == 0 and rdata and
               "protocol" in flags(rerr) and rdata["approximate"], last(rerr))
+
+        print("== uniform computation")
+        uniform_compute(tmp, exes, p16)
 
         print("== CH3's eager header; the front end")
         rec = os.path.join(tmp, "rec-thr")

@@ -9,7 +9,7 @@
 #include "replay/log_reader.h"
 
 static const char usage[] =
-    "usage: vaced-replay DIR --target T [--json FILE] [--quiet] [--stats]\n"
+    "usage: vaced-replay DIR --target T [--json FILE] [--quiet] [--uniform-compute] [--stats]\n"
     "\n"
     "Re-times the execution recorded in DIR (VACED_RECORD=DIR, or vaced run\n"
     "--record DIR) on target T, a path or a name as VACED_TARGET, for the\n"
@@ -19,6 +19,11 @@ static const char usage[] =
     "  --target T    the target description (required)\n"
     "  --json FILE   write the JSON report to FILE (as VACED_JSON)\n"
     "  --quiet       no rank lines (as VACED_QUIET=1)\n"
+    "  --uniform-compute\n"
+    "                each rank's k-th compute segment re-timed as the median of\n"
+    "                the k-th segments of the ranks with its sequence of calls:\n"
+    "                the prediction without the host's measurement noise, for\n"
+    "                programs whose ranks do the same work (docs/replay.md)\n"
     "  --stats       on stderr: events replayed, host seconds, events a second\n"
     "  --dump R      print rank R's record, one event a line, and exit\n";
 
@@ -88,6 +93,8 @@ int main(int argc, char **argv)
             setenv("VACED_QUIET", "1", 1);
         } else if (!strcmp(argv[i], "--dump") && i + 2 < argc + 1 && i + 1 < argc && dir) {
             return dump(dir, atoi(argv[i + 1]));
+        } else if (!strcmp(argv[i], "--uniform-compute")) {
+            vaced_replay_uniform_compute(1);
         } else if (!strcmp(argv[i], "--stats")) {
             stats = 1;
         } else if (argv[i][0] != '-' && !dir) {

@@ -53,6 +53,8 @@ static struct {
     int failed;
 } rp;
 
+static int uniform_compute;     /* vaced_replay_uniform_compute */
+
 int vaced_replay_fail(const char *fmt, ...)
 {
     va_list ap;
@@ -204,7 +206,10 @@ static int next_measurement(int op, struct vaced_log_event *e)
 static void input_segment(vaced_time_t *seg, double *coldness)
 {
     struct vaced_log_event e;
-    vaced_log_segment(next_measurement(VACED_OP_SEGMENT, &e) ? NULL : &e, seg, coldness);
+    int bad = next_measurement(VACED_OP_SEGMENT, &e);
+    if (!bad && rp.cur->seg_ps)
+        e.value = vaced_uniform_value(rp.cur, e.offset, e.value);
+    vaced_log_segment(bad ? NULL : &e, seg, coldness);
 }
 
 static void input_close(vaced_time_t *charge, int *cold)
@@ -637,12 +642,24 @@ static enum run_outcome run_once(const char *dir, const char *target, int conver
         vaced_replay_fail("out of memory for protocol changes");
         goto out;
     }
+    int groups;
+    if (uniform_compute) {
+        if (vaced_uniform_segments(rp.ranks, rp.size, &groups)) {
+            vaced_replay_fail("out of memory for the uniform computation");
+            goto out;
+        }
+        if (convert)            /* said once: a second run_once replays alike */
+            fprintf(stderr, "vaced: replay: uniform computation: each rank's k-th compute segment is "
+                    "the median of the k-th segments of the ranks with its sequence of calls "
+                    "(%d group%s of ranks)\n", groups, groups == 1 ? "" : "s");
+    }
     vaced_clock_input = &replay_input;
     for (int i = 0; i < rp.size; i++) {
         struct rank_run *r = &rp.ranks[i];
         vaced_rank_state_bind(r->state);
         r->started = 1;
-        if (vaced_sim_start_replay(i, rp.size, t, path, r->log.flags & VACED_LOG_OVERSUBSCRIBED)) {
+        if (vaced_sim_start_replay(i, rp.size, t, path, r->log.flags & VACED_LOG_OVERSUBSCRIBED,
+                                   uniform_compute)) {
             vaced_replay_fail("rank %d: out of memory for the model's state", i);
             goto out;
         }
@@ -703,12 +720,18 @@ out:
     for (int i = 0; rp.ranks && i < rp.size; i++) {
         vaced_late_free(&rp.ranks[i]);
         vaced_eager_free(&rp.ranks[i]);
+        vaced_uniform_free(&rp.ranks[i]);
     }
     vaced_replay_unload(rp.ranks, rp.size);
     free(rp.runq);
     free(rp.pending);
     vaced_target_free(t);
     return stalled_converting ? RUN_STALLED_CONVERTING : rp.failed ? RUN_FAILED : RUN_DONE;
+}
+
+void vaced_replay_uniform_compute(int on)
+{
+    uniform_compute = on;
 }
 
 int vaced_replay_run(const char *dir, const char *target, unsigned long long *events,

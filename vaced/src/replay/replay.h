@@ -15,4 +15,8 @@
 int vaced_replay_run(const char *dir, const char *target, unsigned long long *events,
                      char *err, size_t len);
 
+/* Whether the replays that follow re-time the computation as uniform
+ * across ranks (docs/replay.md#uniform-computation); off by default. */
+void vaced_replay_uniform_compute(int on);
+
 #endif

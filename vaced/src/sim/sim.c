@@ -165,10 +165,10 @@ int vaced_sim_load_target(const char *spec, int size, char *path, size_t pathlen
 }
 
 int vaced_sim_start_replay(int rank, int size, struct vaced_target *t, const char *path,
-                           int oversubscribed)
+                           int oversubscribed, int uniform)
 {
     reset_rank(rank, size);
-    vaced_sim_st->replay = 1;
+    vaced_sim_st->replay = uniform ? 2 : 1;
     vaced_sim_st->target = t;
     snprintf(vaced_sim_st->target_path, sizeof vaced_sim_st->target_path, "%s", path);
     if (vaced_peers_init(size) ||
@@ -260,8 +260,9 @@ int vaced_report_job(const double *all, int size)
         .approximate = approx,
         .target = vaced_sim_st->target ? vaced_target_name(vaced_sim_st->target) : "?",
         .target_path = vaced_sim_st->target_path,
-        .cpu_source = vaced_sim_st->replay ? "recorded"
-                                           : vaced_cputime_source_name(vaced_sim_st->cpu_source),
+        .cpu_source = vaced_sim_st->replay == 2 ? "recorded, uniform across ranks"
+                      : vaced_sim_st->replay ? "recorded"
+                                             : vaced_cputime_source_name(vaced_sim_st->cpu_source),
         .program_clocks = vaced_sim_st->replay ? "recorded"
                           : vaced_program_clocks_on() ? "target" : "host",
         .ranks = size,

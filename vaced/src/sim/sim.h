@@ -17,7 +17,8 @@ struct vaced_sim {
     unsigned unmodelled;        /* enum vaced_unmodelled bits used so far */
     struct vaced_target *target;
     enum vaced_cpu_source cpu_source;
-    int replay;                 /* re-timing a record (replay.c), not a live run */
+    int replay;                 /* re-timing a record (replay.c), not a live run;
+                                 * 2: with uniform computation (uniform.c) */
     char target_path[512];
 };
 
@@ -53,9 +54,10 @@ static inline unsigned vaced_sim_unmodelled(void)
 
 /* A replay's start, per rank (replay.c): the job's target `t`, loaded once
  * and shared (path: its file), without the host's clocks; `oversubscribed`
- * as the record says.  0, or -1 when out of memory. */
+ * as the record says; `uniform`: its computation made uniform across
+ * ranks.  0, or -1 when out of memory. */
 int vaced_sim_start_replay(int rank, int size, struct vaced_target *t, const char *path,
-                           int oversubscribed);
+                           int oversubscribed, int uniform);
 /* Loads target `spec` (a path or a name, as $VACED_TARGET) for `size`
  * ranks, its file's path into path.  0, or -1 with the reason in err. */
 int vaced_sim_load_target(const char *spec, int size, char *path, size_t pathlen,

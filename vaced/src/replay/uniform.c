@@ -1,0 +1,100 @@
+/* Uniform computation (replay_impl.h, docs/replay.md#uniform-computation):
+ * every rank's k-th compute segment re-timed as the median of the k-th
+ * segments of the ranks that made the same number of segments. */
+#include <stdlib.h>
+#include "replay/replay_impl.h"
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Rank r's segments, in the record's order: their offsets and values. */
+static int collect(struct rank_run *r)
+{
+    struct vaced_log_event e;
+    char why[512];
+    size_t pos = r->log.body, cap = 0;
+    while (vaced_log_next(&r->log, &pos, &e, why, sizeof why) == 1) {    /* surveyed: no error */
+        if (e.op != VACED_OP_SEGMENT)
+            continue;
+        if (r->nseg == cap) {
+            cap = cap ? 2 * cap : 256;
+            size_t *off = realloc(r->seg_off, cap * sizeof *off);
+            if (!off)
+                return -1;
+            r->seg_off = off;
+            uint64_t *ps = realloc(r->seg_ps, cap * sizeof *ps);
+            if (!ps)
+                return -1;
+            r->seg_ps = ps;
+        }
+        r->seg_off[r->nseg] = e.offset;
+        r->seg_ps[r->nseg++] = e.value;
+    }
+    return 0;
+}
+
+int vaced_uniform_segments(struct rank_run *ranks, int size, int *groups)
+{
+    *groups = 0;
+    if (size <= 0)
+        return 0;
+    for (int i = 0; i < size; i++)
+        if (collect(&ranks[i]))
+            return -1;
+    char *grouped = calloc((size_t)size, 1);
+    uint64_t *col = malloc((size_t)size * sizeof *col);
+    if (!grouped || !col) {
+        free(grouped);
+        free(col);
+        return -1;
+    }
+    for (int i = 0; i < size; i++) {
+        if (grouped[i])
+            continue;
+        (*groups)++;
+        size_t n = ranks[i].nseg;
+        for (size_t k = 0; k < n; k++) {
+            int m = 0;
+            for (int j = i; j < size; j++)
+                if (ranks[j].nseg == n)
+                    col[m++] = ranks[j].seg_ps[k];
+            qsort(col, (size_t)m, sizeof *col, cmp_u64);
+            uint64_t median = m % 2 ? col[m / 2] : col[m / 2 - 1] / 2 + col[m / 2] / 2 +
+                                                   (col[m / 2 - 1] % 2 + col[m / 2] % 2) / 2;
+            for (int j = i; j < size; j++)
+                if (ranks[j].nseg == n)
+                    ranks[j].seg_ps[k] = median;
+        }
+        for (int j = i; j < size; j++)
+            if (ranks[j].nseg == n)
+                grouped[j] = 1;
+    }
+    free(grouped);
+    free(col);
+    return 0;
+}
+
+uint64_t vaced_uniform_value(const struct rank_run *r, size_t offset, uint64_t recorded)
+{
+    size_t lo = 0, hi = r->nseg;
+    while (lo < hi) {                   /* fire blocks read theirs out of order */
+        size_t mid = lo + (hi - lo) / 2;
+        if (r->seg_off[mid] < offset)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < r->nseg && r->seg_off[lo] == offset ? r->seg_ps[lo] : recorded;
+}
+
+void vaced_uniform_free(struct rank_run *r)
+{
+    free(r->seg_off);
+    free(r->seg_ps);
+    r->seg_off = NULL;
+    r->seg_ps = NULL;
+    r->nseg = 0;
+}
