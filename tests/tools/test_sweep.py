@@ -38,10 +38,10 @@ def vaced(*args, cwd=None):
                           timeout=600)
 
 
-def direct(rec, target, tmp):
-    """prediction_s of `vaced replay REC --target TARGET`."""
+def direct(rec, target, tmp, *extra):
+    """prediction_s of `vaced replay REC --target TARGET [EXTRA...]`."""
     out = os.path.join(tmp, "direct.json")
-    r = vaced("replay", rec, "--target", target, "--json", out, "--quiet")
+    r = vaced("replay", rec, "--target", target, "--json", out, "--quiet", *extra)
     if r.returncode != 0:
         return None
     with open(out) as f:
@@ -144,6 +144,12 @@ with tempfile.TemporaryDirectory() as tmp:
               r2.returncode == 0 and {x["bnet"]: float(x["prediction_s"]) for x in rows2[1:]} == pred, detail(r2))
         r3, rows3, _, _ = sweep(rec, tmp, "--target", "paper-16", "--vary", "bnet=0.5x,1x,2x", "--jobs", "1")
         check("--jobs 1 gives the same rows", r3.returncode == 0 and rows3 == rows, detail(r3))
+        uniform = direct(rec, "paper-16", tmp, "--uniform-compute")
+        r4, rows4, _, _ = sweep(rec, tmp, "--target", "paper-16", "--vary", "bnet=1x", "--uniform-compute")
+        check("--uniform-compute: the base row is vaced replay --uniform-compute's prediction, to the "
+              f"last digit ({uniform!r}; as recorded {base!r})",
+              r4.returncode == 0 and rows4 and uniform is not None and
+              float(rows4[0]["prediction_s"]) == uniform, detail(r4))
 
     # --- a grid of two keys -----------------------------------------------
     r, rows, table, sens = sweep(rec, tmp, "--target", "paper-16", "--vary", "bnet=0.5x,1x,2x",

@@ -23,6 +23,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 SWEEP_HELP = """\
 usage: vaced sweep DIR --target T --vary KEY=V1,V2,... [--vary ...]
                    [--targets T1,T2,...] [--csv FILE] [--plot FILE.png] [--jobs N]
+                   [--uniform-compute]
 
 Re-times the execution recorded in DIR (vaced run --record DIR) on variants
 of target T, as `vaced replay` does for one target (docs/replay.md, Sweeps),
@@ -47,6 +48,9 @@ its change against T's own replay.
                    and the --targets as bars (needs matplotlib:
                    apt-get install python3-matplotlib)
   --jobs N         replays run at once (default: the CPUs this process may use)
+  --uniform-compute
+                   every replay with computation uniform across ranks, as
+                   vaced replay --uniform-compute (docs/replay.md)
   -h, --help       this text
 
 After the table, one line per numeric key: the change of the prediction per
@@ -165,6 +169,10 @@ def parse(argv):
         if a in ("-h", "--help"):
             o["help"] = True
             return o
+        if a == "--uniform-compute":
+            o["uniform"] = True
+            i += 1
+            continue
         name, eq, value = a.partition("=")
         if name in SWEEP_VALUED and a.startswith("--"):
             if not eq:
@@ -247,6 +255,7 @@ def checker_message(msg, path):
 class Sweep:
     def __init__(self, o):
         self.dir = o["dir"]
+        self.uniform = o.get("uniform", False)
         self.ranks = record_ranks(self.dir)
         self.base_path = FE.resolve_target(o["--target"])
         FE.check_target(self.base_path, self.ranks, quiet=True)
@@ -316,7 +325,8 @@ class Sweep:
 
     def replay(self, tool, path, n):
         out = os.path.join(self.tmp, f"replay-{n:05d}.json")
-        r = subprocess.run([tool, self.dir, "--target", path, "--json", out, "--quiet"],
+        r = subprocess.run([tool, self.dir, "--target", path, "--json", out, "--quiet"] +
+                           (["--uniform-compute"] if self.uniform else []),
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
         if r.returncode != 0:
             return None, (r.stderr.strip() or r.stdout.strip() or f"status {r.returncode}")
