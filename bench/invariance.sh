@@ -22,7 +22,10 @@ on one core (taskset -c 0), on all its cores, and across 2 network-
 namespace hosts of half the ranks each (tests/netns/lib.sh, Hydra through
 vaced/tools/netns-launcher; needs root, else skipped).  R repetitions,
 interleaved; the median prediction per hosting, its difference from the
-all-cores one (goal: within 3 %), and the cold-start share of each.
+all-cores one (goal: within 3 %), and the cold-start share of each.  Each
+run is recorded and its record re-timed with vaced replay
+--uniform-compute: the same table for the prediction without the host's
+measurement noise carried along exchanges (docs/replay.md).
 Combinations an app refuses (exit 2) are skipped.
 
 Writes DIR/invariance.csv (every run) and DIR/invariance.md; DIR defaults
@@ -70,7 +73,7 @@ else
 fi
 
 csv=$OUT/invariance.csv
-echo "app,class,ranks,target,hosting,rep,prediction_s,cold_start_share,host_wall_s" > "$csv"
+echo "app,class,ranks,target,hosting,rep,prediction_s,cold_start_share,host_wall_s,uniform_prediction_s" > "$csv"
 IFS=, read -ra apps <<< "$APPS"
 for app in "${apps[@]}"; do
     for ((rep = 1; rep <= REPS; rep++)); do
@@ -80,11 +83,11 @@ for app in "${apps[@]}"; do
                 allcores) cmd=("$VACED/bin/mpiexec" -n "$RANKS") ;;
                 2hosts) cmd=("${NET[@]}" -n "$RANKS") ;;
             esac
-            json=$WORK/$app-$h-$rep.json log=$WORK/logs/$app-$h-$rep.log
-            rm -f "$json"
+            json=$WORK/$app-$h-$rep.json log=$WORK/logs/$app-$h-$rep.log rec=$WORK/rec
+            rm -rf "$json" "$rec"
             start=$(date +%s.%N)
             rc=0
-            env "$(mpi_lib vaced)" VACED_TARGET="$TARGET" VACED_QUIET=1 VACED_JSON="$json" \
+            env "$(mpi_lib vaced)" VACED_TARGET="$TARGET" VACED_QUIET=1 VACED_JSON="$json" VACED_RECORD="$rec" \
                 "${cmd[@]}" "$WORK/run/$app" "$CLASS" > "$log" 2>&1 || rc=$?
             wall=$(awk -v s="$start" -v e="$(date +%s.%N)" 'BEGIN { printf "%.1f", e - s }')
             if [[ $rc == 2 ]]; then
@@ -97,8 +100,13 @@ import json, sys
 j = json.load(open(sys.argv[1]))
 c = j.get("cold_start_share")
 print(j["prediction_s"], "" if c is None else c)' "$json")
-            echo "$app,$CLASS,$RANKS,$TARGET,$h,$rep,$pred,$cold,$wall" >> "$csv"
-            say "$app $h rep $rep: prediction $pred s, cold share ${cold:--}, host ${wall} s"
+            # the same execution re-timed with uniform computation (docs/replay.md)
+            "$ROOT/vaced/tools/vaced" replay "$rec" --target "$TARGET" --quiet --uniform-compute \
+                --json "$json.uniform" > "$log.uniform" 2>&1 || die "the uniform replay failed: see $log.uniform"
+            upred=$(python3 -c 'import json, sys; print(json.load(open(sys.argv[1]))["prediction_s"])' "$json.uniform")
+            rm -rf "$rec"
+            echo "$app,$CLASS,$RANKS,$TARGET,$h,$rep,$pred,$cold,$wall,$upred" >> "$csv"
+            say "$app $h rep $rep: prediction $pred s (uniform computation $upred s), cold share ${cold:--}, host ${wall} s"
         done
     done
 done
