@@ -164,6 +164,22 @@ def uniform_compute(tmp, exes, target):
     ucomp = [p["compute_s"] for p in udata["per_rank"]]
     check("  every rank's computation is now within 2 % of the others'",
           max(ucomp) <= 1.02 * min(ucomp), " ".join(f"{c * 1e3:.3f}" for c in ucomp))
+    # the front end: record, replay and report in one command
+    fd, js = tempfile.mkstemp(suffix=".json")
+    os.close(fd)
+    r = subprocess.run([sys.executable, VACED, "run", "-n", "4", "--target", target, "--quiet",
+                        "--uniform-compute", "--json", js, "--", exes["critpath"], "allreduce"],
+                       stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=300)
+    run = take_json(js)
+    uc = run and run.get("uniform_compute")
+    ok = r.returncode == 0 and uc and re.search(r"^uniform compute +\d", r.stdout, re.M)
+    if check("vaced run --uniform-compute: the summary's line and the JSON's uniform_compute", ok,
+             last(r.stderr + r.stdout)):
+        comp = [p["compute_s"] for p in run["per_rank"]]
+        lost = comp[1] - sorted(comp)[1]
+        got = run["prediction_s"] - uc["prediction_s"]
+        check(f"  it loses rank 1's extra computation (expected {lost * 1e3:.3f} ms, lost {got * 1e3:.3f} ms)",
+              abs(got - lost) <= 0.03 * lost)
 
 
 def same_target(tmp, n, np, argv, target):
