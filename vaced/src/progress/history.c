@@ -42,11 +42,18 @@ void vaced_waits_record_blocked(struct vaced_waits *w, vaced_time_t start, vaced
     record(w, (struct vaced_span){ start, end, busy_from, busy, active, active_from, 1 });
 }
 
-/* Index of the last recorded wait that started at or before ta (binary
- * search); the caller has checked that the first one did. */
+/* Index of the last recorded wait that started at or before ta; the
+ * caller has checked that the first one did.  Most arrivals fall in the
+ * last few waits, so those are looked at first: a replay keeps every
+ * rank's history, more than the caches hold, and a binary search over it
+ * misses in them at every step. */
 static unsigned last_started(const struct vaced_waits *w, vaced_time_t ta)
 {
-    unsigned lo = 0, hi = w->count - 1;
+    unsigned hi = w->count - 1;
+    for (int k = 0; k < 8 && hi > 0; k++, hi--)
+        if (span_at(w, hi)->start <= ta)
+            return hi;
+    unsigned lo = 0;
     while (lo < hi) {
         unsigned mid = lo + (hi - lo + 1) / 2;
         if (span_at(w, mid)->start <= ta)
