@@ -622,7 +622,7 @@ static enum run_outcome run_once(const char *dir, const char *target, int conver
     struct vaced_target *t = NULL;
     char path[512], why[1024];
     int stalled_converting = 0;
-    if (vaced_replay_load(dir, &rp.ranks, &rp.size, err, len)) {
+    if (vaced_replay_load(dir, uniform_compute, &rp.ranks, &rp.size, err, len)) {
         rp.failed = 1;
         goto out;
     }
@@ -720,7 +720,6 @@ out:
     for (int i = 0; rp.ranks && i < rp.size; i++) {
         vaced_late_free(&rp.ranks[i]);
         vaced_eager_free(&rp.ranks[i]);
-        vaced_uniform_free(&rp.ranks[i]);
     }
     vaced_replay_unload(rp.ranks, rp.size);
     free(rp.runq);

@@ -50,28 +50,29 @@ struct rank_run {
     uint32_t ep_sreq;           /* a send made eager: its request, to complete at ep_tr */
     vaced_time_t ep_tr;
     double out[VACED_SUMMARY_LEN];
-    size_t *seg_off;            /* uniform.c's: its segments' offsets, in order, */
-    uint64_t *seg_ps;           /* and the values to re-time them with; NULL: as recorded */
+    size_t *seg_off;            /* kept by the load for uniform.c: its segments' offsets, */
+    uint64_t *seg_ps;           /* in order, and the values to re-time them with; NULL: as recorded */
     size_t nseg;
 };
 
 /* Opens every rank's file of the record in `dir` and checks every event
- * once (counting messages, finding the fire blocks), so a replay never
- * meets a bad one midway: *ranks gets *size ranks, each with its model
- * state block (unbound, zeroed).  0, or -1 with "FILE: offset N: reason"
- * in err (what was loaded is freed). */
-int vaced_replay_load(const char *dir, struct rank_run **ranks, int *size, char *err, size_t len);
+ * once (counting messages, finding the fire blocks; with `segments`,
+ * keeping the compute segments for vaced_uniform_segments), so a replay
+ * never meets a bad one midway: *ranks gets *size ranks, each with its
+ * model state block (unbound, zeroed).  0, or -1 with "FILE: offset N:
+ * reason" in err (what was loaded is freed). */
+int vaced_replay_load(const char *dir, int segments, struct rank_run **ranks, int *size, char *err,
+                      size_t len);
 /* Frees them, each rank's model state with it (not the shared target). */
 void vaced_replay_unload(struct rank_run *ranks, int size);
 
-/* Uniform computation (uniform.c): every rank's k-th compute segment
- * becomes the median of the k-th segments of the ranks with as many
- * segments as it (the same sequence of calls); *groups gets the number of
- * such groups.  0, or -1 when out of memory. */
+/* Uniform computation (uniform.c), on segments the load kept: every
+ * rank's k-th compute segment becomes the median of the k-th segments of
+ * the ranks with as many segments as it (the same sequence of calls);
+ * *groups gets the number of such groups.  0, or -1 when out of memory. */
 int vaced_uniform_segments(struct rank_run *ranks, int size, int *groups);
 /* The value to re-time r's segment at `offset` with (`recorded` if none). */
 uint64_t vaced_uniform_value(const struct rank_run *r, size_t offset, uint64_t recorded);
-void vaced_uniform_free(struct rank_run *r);
 
 /* CH3 sends a message eager when its payload and the eager packet's
  * header (sizeof(MPIDI_CH3_Pkt_eager_send_t) with the target-time field,

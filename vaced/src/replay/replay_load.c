@@ -23,15 +23,35 @@ static int fail(char *err, size_t len, const char *fmt, ...)
     return -1;
 }
 
+/* Appends segment e to r's (uniform computation's) list. */
+static int keep_segment(struct rank_run *r, const struct vaced_log_event *e, size_t *cap)
+{
+    if (r->nseg == *cap) {
+        *cap = *cap ? 2 * *cap : 256;
+        size_t *off = realloc(r->seg_off, *cap * sizeof *off);
+        if (!off)
+            return -1;
+        r->seg_off = off;
+        uint64_t *ps = realloc(r->seg_ps, *cap * sizeof *ps);
+        if (!ps)
+            return -1;
+        r->seg_ps = ps;
+    }
+    r->seg_off[r->nseg] = e->offset;
+    r->seg_ps[r->nseg++] = e->value;
+    return 0;
+}
+
 /* Checks every event of rank r's record once, counting its messages and
- * finding its fire blocks, so the replay never meets a bad one midway. */
-static int survey(struct rank_run *r, char *err, size_t len)
+ * finding its fire blocks, so the replay never meets a bad one midway;
+ * with `segments`, keeps its compute segments for uniform.c. */
+static int survey(struct rank_run *r, int segments, char *err, size_t len)
 {
     struct vaced_log_event e;
     char why[512];
     size_t pos = r->log.body;
     uint64_t events = 0, defers = 0;
-    size_t open_at[64];
+    size_t open_at[64], seg_cap = 0;
     uint32_t open_id[64];
     int depth = 0, ended = 0;
     int got;
@@ -53,6 +73,8 @@ static int survey(struct rank_run *r, char *err, size_t len)
                     return fail(err, len, "%s: offset %zu: a candidate named before it was made",
                                  r->log.path, e.offset);
         }
+        if (segments && e.op == VACED_OP_SEGMENT && keep_segment(r, &e, &seg_cap))
+            return fail(err, len, "out of memory for the uniform computation");
         switch (e.op) {
             case VACED_OP_MSG_INIT: r->nmsgs++; break;
             case VACED_OP_DEFER: defers++; break;
@@ -102,7 +124,7 @@ static int survey(struct rank_run *r, char *err, size_t len)
  * its first failure, if any, in err. */
 struct load_job {
     struct rank_run *r;
-    int rank, size, failed;
+    int rank, size, segments, failed;
     char err[1024];
 };
 
@@ -121,7 +143,7 @@ static void load_rank(const char *dir, struct load_job *j)
              r->log.rank, r->log.ranks, j->size);
         return;
     }
-    if (survey(r, j->err, sizeof j->err))
+    if (survey(r, j->segments, j->err, sizeof j->err))
         return;
     r->msgs = calloc((size_t)r->nmsgs + 1, sizeof *r->msgs);
     r->in = calloc((size_t)j->size, sizeof *r->in);
@@ -159,7 +181,8 @@ static int load_threads(int ranks)
     return n < ranks ? n : ranks;
 }
 
-int vaced_replay_load(const char *dir, struct rank_run **ranks, int *size, char *err, size_t len)
+int vaced_replay_load(const char *dir, int segments, struct rank_run **ranks, int *size, char *err,
+                      size_t len)
 {
     char path[VACED_LOG_PATH_MAX + 32], why[1024];
     struct vaced_log first;
@@ -184,7 +207,7 @@ int vaced_replay_load(const char *dir, struct rank_run **ranks, int *size, char 
         return fail(err, len, "out of memory for %d ranks", n);
     }
     for (int i = 0; i < n; i++)
-        pool.jobs[i] = (struct load_job){ .r = &rs[i], .rank = i, .size = n };
+        pool.jobs[i] = (struct load_job){ .r = &rs[i], .rank = i, .size = n, .segments = segments };
     /* ranks load independently: the files' hashes and surveys on every
      * CPU the replay may use */
     pthread_t tid[8];
@@ -234,6 +257,8 @@ void vaced_replay_unload(struct rank_run *ranks, int size)
         free(r->in);
         free(r->msgs);
         free(r->fires);
+        free(r->seg_off);
+        free(r->seg_ps);
         free(r->state);
     }
     vaced_rank_state_bind_live();

@@ -10,40 +10,11 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* Rank r's segments, in the record's order: their offsets and values. */
-static int collect(struct rank_run *r)
-{
-    struct vaced_log_event e;
-    char why[512];
-    size_t pos = r->log.body, cap = 0;
-    while (vaced_log_next(&r->log, &pos, &e, why, sizeof why) == 1) {    /* surveyed: no error */
-        if (e.op != VACED_OP_SEGMENT)
-            continue;
-        if (r->nseg == cap) {
-            cap = cap ? 2 * cap : 256;
-            size_t *off = realloc(r->seg_off, cap * sizeof *off);
-            if (!off)
-                return -1;
-            r->seg_off = off;
-            uint64_t *ps = realloc(r->seg_ps, cap * sizeof *ps);
-            if (!ps)
-                return -1;
-            r->seg_ps = ps;
-        }
-        r->seg_off[r->nseg] = e.offset;
-        r->seg_ps[r->nseg++] = e.value;
-    }
-    return 0;
-}
-
 int vaced_uniform_segments(struct rank_run *ranks, int size, int *groups)
 {
     *groups = 0;
     if (size <= 0)
         return 0;
-    for (int i = 0; i < size; i++)
-        if (collect(&ranks[i]))
-            return -1;
     char *grouped = calloc((size_t)size, 1);
     uint64_t *col = malloc((size_t)size * sizeof *col);
     if (!grouped || !col) {
@@ -88,13 +59,4 @@ uint64_t vaced_uniform_value(const struct rank_run *r, size_t offset, uint64_t r
             hi = mid;
     }
     return lo < r->nseg && r->seg_off[lo] == offset ? r->seg_ps[lo] : recorded;
-}
-
-void vaced_uniform_free(struct rank_run *r)
-{
-    free(r->seg_off);
-    free(r->seg_ps);
-    r->seg_off = NULL;
-    r->seg_ps = NULL;
-    r->nseg = 0;
 }
