@@ -157,22 +157,28 @@ def summary_rows(data):
 
 # --- Plots (matplotlib) ---------------------------------------------------
 
+def term_colour(term, plt):
+    """A breakdown term's colour, the same in every plot of the page."""
+    i = BREAKDOWN_KEYS.index(term) if term in BREAKDOWN_KEYS else len(BREAKDOWN_KEYS)
+    return plt.get_cmap("tab10")(i % 10)
+
+
 def plot_breakdown(data, plt, path):
     per = data["per_rank"]
     ranks = [r.get("rank", i) for i, r in enumerate(per)]
     split = breakdowns(data)
     if split:
         terms = [k for k in BREAKDOWN_KEYS if any(b[k] for b in split)] or list(BREAKDOWN_KEYS[:1])
-        series = [(k.replace("_", " "), [b[k] for b in split]) for k in terms]
+        series = [(k, [b[k] for b in split]) for k in terms]
     else:
         series = [("compute", [r.get("compute_s", 0) for r in per]),
                   ("communication", [r.get("communication_s", r["total_s"] - r.get("compute_s", 0))
                                      for r in per])]
     fig, ax = plt.subplots(figsize=(10, 4.2))
     bottom = [0.0] * len(per)
-    cmap = plt.get_cmap("tab10")
-    for i, (label, values) in enumerate(series):
-        ax.bar(ranks, values, bottom=bottom, label=label, color=cmap(i % 10), width=0.8)
+    for term, values in series:
+        ax.bar(ranks, values, bottom=bottom, label=term.replace("_", " "), color=term_colour(term, plt),
+               width=0.8)
         bottom = [b + v for b, v in zip(bottom, values)]
     ax.set_xlabel("rank")
     ax.set_ylabel("predicted time (s)")
@@ -208,11 +214,9 @@ def plot_critical_path(comp, plt, path):
         [k for k in comp if k not in BREAKDOWN_KEYS and comp[k] > 0]
     total = sum(comp.values()) or 1.0
     fig, ax = plt.subplots(figsize=(10, 2.6))
-    cmap = plt.get_cmap("tab10")
     left = 0.0
     for k in terms:
-        i = BREAKDOWN_KEYS.index(k) if k in BREAKDOWN_KEYS else len(BREAKDOWN_KEYS)
-        ax.barh([0], [comp[k]], left=[left], color=cmap(i % 10), height=0.6,
+        ax.barh([0], [comp[k]], left=[left], color=term_colour(k, plt), height=0.6,
                 label=f"{k.replace('_', ' ')} {100 * comp[k] / total:.1f} %")
         left += comp[k]
     ax.set_yticks([])
