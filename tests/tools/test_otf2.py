@@ -243,6 +243,16 @@ with tempfile.TemporaryDirectory() as tmp:
             check("VACED_OTF2=DIR: vaced run writes the archive there (no --trace needed)",
                   r.returncode == 0 and read_archive(os.path.join(tmp, "env-otf2", "traces.otf2")) is not None,
                   detail(r))
+            check("VACED_OTF2 under vaced run: no note about mpiexec", "VACED_OTF2 is read by" not in r.stderr,
+                  detail(r))
+            r = subprocess.run([os.path.join(BIN, "mpiexec"), "-n", "2", progs["exchange"], "plain", "wait", "64",
+                                "3"], capture_output=True, text=True, timeout=300,
+                               env=dict(env, VACED_TARGET="paper-16", VACED_QUIET="1"))
+            check("VACED_OTF2 under mpiexec: the prediction, then one note naming VACED_TRACE and vaced otf2",
+                  r.returncode == 0 and "vaced: prediction" in r.stdout
+                  and r.stderr.count("VACED_OTF2 is read by `vaced run`") == 1
+                  and "VACED_TRACE=DIR" in r.stderr and "vaced otf2 DIR " + env["VACED_OTF2"] in r.stderr,
+                  detail(r))
 
     # --- bad input -------------------------------------------------------
     r = vaced("otf2", "--help")

@@ -276,6 +276,12 @@ int vaced_report_job(const double *all, int size)
         fprintf(stderr, "vaced: cannot write VACED_JSON file '%s'; the prediction is the line above\n", json);
         return 1;
     }
+    /* vaced run converts the traces and removes VACED_OTF2 from the ranks'
+     * environment; seen here, the job was started by mpiexec directly. */
+    const char *otf2 = getenv("VACED_OTF2");
+    if (otf2 && *otf2)
+        fprintf(stderr, "vaced: note: VACED_OTF2 is read by `vaced run`, which converts the ranks' "
+                "traces; under mpiexec, set VACED_TRACE=DIR and run `vaced otf2 DIR %s`\n", otf2);
     return 0;
 }
 
