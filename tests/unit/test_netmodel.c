@@ -289,6 +289,18 @@ static void test_warmup_min(void)
     CHECK_EQ_I64(vaced_target_warmup_time(t, 1, 2, 0, 262143), 0);
     CHECK_EQ_I64(vaced_target_warmup_time(t, 1, 2, 7, 1000000), 1000 * US);
     vaced_target_free(t);
+    /* 0 B, as vaced-calibrate --warmup-min 0 writes it: every message with
+     * data warms up, as without the key; an empty one does not */
+    if (load_text("name = w\ncores = 4\ncores_per_node = 2\ntopology = hierarchy\n"
+                  "hierarchy =\nhops = 0 1\nbmem = 4 GB/s\nbnet = 1 GB/s\nlatency = 1 us\n"
+                  "latency_per_hop = 1 us\nnet_warmup_messages = 8\nbnet_warmup = 0.5 GB/s\n"
+                  "net_warmup_min = 0 B\n", 4, &t) != 0) {
+        CHECK_EQ_STR(errbuf, "");
+        return;
+    }
+    CHECK(vaced_target_warms_up(t, 1));
+    CHECK(!vaced_target_warms_up(t, 0));
+    vaced_target_free(t);
 }
 
 /* bnet_factors: Bnet times f(s), f linear in log2(s) between the points and

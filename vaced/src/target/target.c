@@ -106,7 +106,7 @@ static int load_warmup(struct vaced_target *t, const struct vaced_cfg *c)
         return vaced_cfg_error(c, eb->line,
                                "'bnet_warmup' (%.6g B/s) is above 'bnet' (%.6g B/s): a connection "
                                "warming up is not faster than a warm one", t->bnet_warmup, t->bnet);
-    return em ? vaced_parse_size(c, em, &t->net_warmup_min) : 0;
+    return em ? vaced_parse_size_or_zero(c, em, &t->net_warmup_min) : 0;
 }
 
 /* wakeup_latency and wakeup_after go together, wakeup_ramp (default 0)

@@ -74,6 +74,9 @@ int vaced_parse_time_or_zero(const struct vaced_cfg *c, const struct vaced_entry
                              vaced_time_t *ps);
 int vaced_parse_size(const struct vaced_cfg *c, const struct vaced_entry *e,
                      uint64_t *bytes);
+/* The same, but 0 (any unit) is allowed too. */
+int vaced_parse_size_or_zero(const struct vaced_cfg *c, const struct vaced_entry *e,
+                             uint64_t *bytes);
 
 /* Upper bounds that keep l0 + h*lh far from int64 overflow in picoseconds. */
 #define VACED_MAX_HOPS 1000

@@ -193,11 +193,12 @@ int vaced_parse_time_or_zero(const struct vaced_cfg *c, const struct vaced_entry
     return parse_time_z(c, e, 1, ps);
 }
 
-int vaced_parse_size(const struct vaced_cfg *c, const struct vaced_entry *e,
-                     uint64_t *bytes)
+/* A size > 0, or (allow_zero) exactly 0 as well. */
+static int parse_size_z(const struct vaced_cfg *c, const struct vaced_entry *e, int allow_zero,
+                        uint64_t *bytes)
 {
     double v;
-    if (parse_quantity(c, e, size_units, "a size such as 128 KiB", &v))
+    if (parse_quantity_z(c, e, size_units, "a size such as 128 KiB", allow_zero, &v))
         return -1;
     if (v > 9007199254740992.0) /* 2^53: whole numbers stay exact below it */
         return vaced_cfg_error(c, e->line, "'%s' is too large", e->key);
@@ -206,6 +207,18 @@ int vaced_parse_size(const struct vaced_cfg *c, const struct vaced_entry *e,
                                e->key);
     *bytes = (uint64_t)v;
     return 0;
+}
+
+int vaced_parse_size(const struct vaced_cfg *c, const struct vaced_entry *e,
+                     uint64_t *bytes)
+{
+    return parse_size_z(c, e, 0, bytes);
+}
+
+int vaced_parse_size_or_zero(const struct vaced_cfg *c, const struct vaced_entry *e,
+                             uint64_t *bytes)
+{
+    return parse_size_z(c, e, 1, bytes);
 }
 
 /* One count at *ps (digits only); advances *ps. */
