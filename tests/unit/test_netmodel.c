@@ -339,6 +339,7 @@ static void test_size_factors(void)
         {"bnet_factors = 4096\n", "expected SIZE:FACTOR"},
         {"bnet_factors = 4 KiB:2\n", "expected SIZE:FACTOR"},
         {"bnet_factors = 4096:x\n", "expected SIZE:FACTOR"},
+        {"bnet_factors = 4096:0x1\n", "expected SIZE:FACTOR"},          /* strtod would take hex */
         {"bnet_factors = 0:1\n", "expected SIZE:FACTOR"},
         {"bnet_factors = 4096:0\n", "the factor in '4096:0' is outside 0.01-100"},
         {"bnet_factors = 4096:2 4096:1\n", "sizes must increase (4096 after 4096)"},

@@ -66,15 +66,17 @@ static int scan_point(const struct vaced_cfg *c, const struct vaced_entry *e, co
     const char *f = end + 1;
     if ((*f < '0' || *f > '9') && *f != '.')
         goto bad;
-    double v = strtod(f, &end);
-    if (end == f || (*end && !is_blank(*end)))
+    double v;
+    size_t used = vaced_scan_number(f, &v);     /* not strtod: the program's locale */
+    const char *after = f + used;
+    if (used == 0 || (*after && !is_blank(*after)))
         goto bad;
     if (!(v >= 0.01 && v <= 100))
         return vaced_cfg_error(c, e->line, "'%s': the factor in '%.*s' is outside 0.01-100",
                                e->key, toklen, tok);
     *size = s;
     *factor = v;
-    *ps = end;
+    *ps = after;
     return 0;
 bad:
     if (by_compute)

@@ -72,6 +72,9 @@ int vaced_parse_time(const struct vaced_cfg *c, const struct vaced_entry *e,
 /* The same, but 0 (any unit) is allowed too. */
 int vaced_parse_time_or_zero(const struct vaced_cfg *c, const struct vaced_entry *e,
                              vaced_time_t *ps);
+/* A decimal number without unit at s, whatever the program's locale:
+ * the characters used (0: none), the value in *v. */
+size_t vaced_scan_number(const char *s, double *v);
 int vaced_parse_size(const struct vaced_cfg *c, const struct vaced_entry *e,
                      uint64_t *bytes);
 /* The same, but 0 (any unit) is allowed too. */

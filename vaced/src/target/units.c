@@ -80,6 +80,14 @@ static double dec_value(struct dec d)
     return e >= 0 ? v * p10[e] : v / p10[-e];
 }
 
+size_t vaced_scan_number(const char *s, double *v)
+{
+    struct dec d;
+    size_t n = scan_dec(s, &d);
+    *v = n ? dec_value(d) : 0;
+    return n;
+}
+
 struct unit {
     const char *name;
     int exp10; /* value *= 10^exp10 * 2^shift2 */
