@@ -60,7 +60,7 @@ int main(void)
         arithmetic(100000);
         hot[i] = vaced_canary_coldness(&c);
         for (long k = 0; k < POOL; k += 64)      /* more than any cache here */
-            pool[k]++;
+            ((volatile char *)pool)[k]++;       /* else clang drops stores to freed memory */
         cold[i] = vaced_canary_coldness(&c);
     }
     double w = median(warm, N), h = median(hot, N), k = median(cold, N);

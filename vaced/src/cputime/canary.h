@@ -45,8 +45,8 @@ static inline uint64_t vaced_canary_read(const struct vaced_canary *c)
     unsigned aux;
     uint64_t t0 = __rdtscp(&aux);
     void **p = c->head;
-    while (p)
-        p = (void **)*p;
+    while (p)                           /* volatile: a loop without effects may be dropped */
+        p = (void **)*(void *volatile *)p;
     return __rdtscp(&aux) - t0;
 }
 
