@@ -149,6 +149,13 @@ static void test_events(struct vaced_target *t)
     CHECK_EQ_I64(vaced_now(), US(25));
     vaced_wait_end();
     CHECK_EQ_I64(vaced_now(), US(30));
+    /* DATA sent inside a wait but outside a handler moves tV by its copy;
+     * a completion before that does not take tV back */
+    vaced_wait_begin();
+    vaced_wait_complete(US(31));
+    vaced_send_stamp(1, 100000, 1, NULL);
+    vaced_wait_end();
+    CHECK_NEAR_I64(vaced_now(), US(30) + copy_ps(100000), tol);
 
     /* Fig. 4: DATA that arrived on the host early completes at its target
      * arrival plus the copy, in the wait whose span it falls in. */

@@ -66,7 +66,9 @@ static void wait_end(void)
         unsigned turns = vaced_progress_st->recv_turns.count;
         vaced_time_t busy_from,
             busy = vaced_turns_finish(&vaced_progress_st->recv_turns, w->start, &busy_from);
-        vaced_clock_set(vaced_time_max(w->done, busy));        /* AWTend */
+        /* AWTend; never before tV: a send made during the wait outside
+         * a handler has moved tV on by its overhead and copy */
+        vaced_clock_set(vaced_time_max(from, vaced_time_max(w->done, busy)));
         vaced_awaited_wait_end(from, w->done, vaced_clock_tv(), turns);
         vaced_waits_record_blocked(w, w->start, vaced_clock_tv(), busy_from, busy, w->active,
                                    w->active_from);
