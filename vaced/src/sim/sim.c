@@ -279,7 +279,7 @@ int vaced_report_job(const double *all, int size)
     /* vaced run converts the traces and removes VACED_OTF2 from the ranks'
      * environment; seen here, the job was started by mpiexec directly. */
     const char *otf2 = getenv("VACED_OTF2");
-    if (otf2 && *otf2)
+    if (otf2 && *otf2 && !vaced_sim_st->replay)
         fprintf(stderr, "vaced: note: VACED_OTF2 is read by `vaced run`, which converts the ranks' "
                 "traces; under mpiexec, set VACED_TRACE=DIR and run `vaced otf2 DIR %s`\n", otf2);
     return 0;
