@@ -16,9 +16,11 @@ int vaced_uniform_segments(struct rank_run *ranks, int size, int *groups)
     if (size <= 0)
         return 0;
     char *grouped = calloc((size_t)size, 1);
+    int *members = malloc((size_t)size * sizeof *members);
     uint64_t *col = malloc((size_t)size * sizeof *col);
-    if (!grouped || !col) {
+    if (!grouped || !members || !col) {
         free(grouped);
+        free(members);
         free(col);
         return -1;
     }
@@ -27,23 +29,24 @@ int vaced_uniform_segments(struct rank_run *ranks, int size, int *groups)
             continue;
         (*groups)++;
         size_t n = ranks[i].nseg;
+        int m = 0;
+        for (int j = i; j < size; j++)
+            if (ranks[j].nseg == n) {
+                members[m++] = j;
+                grouped[j] = 1;
+            }
         for (size_t k = 0; k < n; k++) {
-            int m = 0;
-            for (int j = i; j < size; j++)
-                if (ranks[j].nseg == n)
-                    col[m++] = ranks[j].seg_ps[k];
+            for (int g = 0; g < m; g++)
+                col[g] = ranks[members[g]].seg_ps[k];
             qsort(col, (size_t)m, sizeof *col, cmp_u64);
             uint64_t median = m % 2 ? col[m / 2] : col[m / 2 - 1] / 2 + col[m / 2] / 2 +
                                                    (col[m / 2 - 1] % 2 + col[m / 2] % 2) / 2;
-            for (int j = i; j < size; j++)
-                if (ranks[j].nseg == n)
-                    ranks[j].seg_ps[k] = median;
+            for (int g = 0; g < m; g++)
+                ranks[members[g]].seg_ps[k] = median;
         }
-        for (int j = i; j < size; j++)
-            if (ranks[j].nseg == n)
-                grouped[j] = 1;
     }
     free(grouped);
+    free(members);
     free(col);
     return 0;
 }
