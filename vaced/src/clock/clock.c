@@ -3,15 +3,10 @@
 #include <string.h>
 #include <time.h>
 #include "clock/clock.h"
-#include "clock/program_clocks.h"
+#include "clock/clock_observer.h"
 #include "cputime/cputime.h"
-#include "sim/sim.h"
-#include "progress/progress.h"
-#include "report/trace.h"
-#include "record/record.h"
+#include "cputime/host_clocks.h"
 #include "sim/rank_state.h"
-#include "report/breakdown.h"
-#include "report/calls.h"
 
 static struct vaced_clock clock_live;
 struct vaced_clock *vaced_clock_st = &clock_live;
@@ -43,12 +38,47 @@ static vaced_time_t segment_since(const struct vaced_clock *c, int64_t from, int
     return ns > 0 ? vaced_time_from_ns(ns) : 0;
 }
 
-static void add_compute(struct vaced_clock *c, vaced_time_t seg, enum vaced_term term)
+static void nothing_entered(enum vaced_clock_call call) { (void)call; }
+static void nothing_left(void) {}
+static void nothing_slept(vaced_time_t slept) { (void)slept; }
+static void nothing_measured(vaced_time_t seg, double coldness, int canary)
 {
-    vaced_trace_span(term == VACED_TERM_POLL ? "poll" : "compute", c->tv, c->tv + seg);
+    (void)seg, (void)coldness, (void)canary;
+}
+static void nothing_spent(enum vaced_clock_spent what, vaced_time_t from, vaced_time_t to)
+{
+    (void)what, (void)from, (void)to;
+}
+static void nothing_closed(vaced_time_t start, vaced_time_t end, vaced_time_t charge, int cold,
+                           int oversubscribed)
+{
+    (void)start, (void)end, (void)charge, (void)cold, (void)oversubscribed;
+}
+
+static const struct vaced_clock_observer nobody = {
+    .call_entered = nothing_entered,
+    .call_left = nothing_left,
+    .slept = nothing_slept,
+    .segment_measured = nothing_measured,
+    .spent = nothing_spent,
+    .activity_begun = nothing_left,
+    .activity_closing = nothing_left,
+    .activity_closed = nothing_closed,
+};
+
+const struct vaced_clock_observer *vaced_clock_observer = &nobody;
+
+void vaced_clock_observe(const struct vaced_clock_observer *o)
+{
+    vaced_clock_observer = o ? o : &nobody;
+}
+
+static void add_compute(struct vaced_clock *c, vaced_time_t seg, enum vaced_clock_spent what)
+{
+    vaced_time_t from = c->tv;
     c->tv += seg;
     c->compute += seg;
-    vaced_breakdown_add(term, seg);
+    vaced_clock_observer->spent(what, from, c->tv);
 }
 
 static int64_t wall_ns(void)
@@ -93,24 +123,8 @@ static void measure_segment(struct vaced_clock *c, vaced_time_t *seg, double *co
         c->call_wall_ns = wall;
         c->call_cpu_ns = c->t2_ns;
     }
-    if (vaced_recording) {      /* a run taking another record's compute records it too */
-        uint64_t bits;
-        memcpy(&bits, coldness, sizeof bits);
-        vaced_rec_op(VACED_OP_SEGMENT);
-        vaced_rec_u((uint64_t)*seg);
-        if (c->canary.head)
-            vaced_rec_u(bits);
-    }
-}
-
-static void record_close(const struct vaced_clock *c, vaced_time_t charge, int cold)
-{
-    if (vaced_recording) {
-        vaced_rec_op(VACED_OP_CLOSE);
-        vaced_rec_u((uint64_t)charge);
-        if (c->oversubscribed)
-            vaced_rec_u((uint64_t)cold);
-    }
+    /* a run taking another record's compute records it too */
+    vaced_clock_observer->segment_measured(*seg, *coldness, c->canary.head != NULL);
 }
 
 /* At the activity's end: the CPU time a failed test charges (0 if none
@@ -120,7 +134,6 @@ static void measure_close(struct vaced_clock *c, vaced_time_t *charge, int *cold
     *charge = 0;
     if (vaced_clock_input) {
         vaced_clock_input->close(charge, cold);
-        record_close(c, *charge, *cold);
         return;
     }
     if (c->canary.head)
@@ -136,7 +149,6 @@ static void measure_close(struct vaced_clock *c, vaced_time_t *charge, int *cold
         wall - c->call_wall_ns - (now - c->call_cpu_ns) > VACED_SLEPT_NS;
     c->t1_ns = now;             /* E*end: t1 = cpu() */
     c->wall_t1_ns = wall;
-    record_close(c, *charge, *cold);
 }
 
 /* The activity boundaries load the state pointer once: nothing rebinds it
@@ -145,23 +157,22 @@ void vaced_activity_begin(void)
 {
     if (!vaced_running)
         return;
-    if (vaced_rec_enter())
-        vaced_rec_op(VACED_OP_BEGIN);
+    const struct vaced_clock_observer *o = vaced_clock_observer;
+    o->call_entered(VACED_CLOCK_BEGIN);
     struct vaced_clock *c = vaced_clock_st;
     if (c->depth++ == 0) {
         vaced_time_t seg;
         double coldness;
         measure_segment(c, &seg, &coldness);
-        add_compute(c, seg, VACED_TERM_COMPUTE);
+        add_compute(c, seg, VACED_SPENT_COMPUTE);
         if (c->segment_cold)
             c->compute_cold += seg;
         c->last_compute = seg;
         c->last_coldness = coldness;
         c->call_start = c->tv;
-        vaced_calls_activity();
-        vaced_bounds_activity_point();  /* tV is current: answer bound requests */
+        o->activity_begun();
     }
-    vaced_rec_leave();
+    o->call_left();
 }
 
 void vaced_activity_end(void)
@@ -169,23 +180,23 @@ void vaced_activity_end(void)
     struct vaced_clock *c = vaced_clock_st;
     if (!vaced_running || c->depth == 0)
         return;
-    if (vaced_rec_enter())
-        vaced_rec_op(VACED_OP_END_ACT);
+    const struct vaced_clock_observer *o = vaced_clock_observer;
+    o->call_entered(VACED_CLOCK_END);
     if (c->depth == 1)
-        vaced_bounds_activity_point();  /* inside the activity: its sends nest */
+        o->activity_closing();
     if (--c->depth == 0) {
         vaced_time_t charge;
         int cold;
         measure_close(c, &charge, &cold);
-        vaced_trace_span("mpi", c->call_start, c->tv);
+        o->activity_closed(c->call_start, c->tv, charge, cold, c->oversubscribed);
         if (c->test_failed) {
-            add_compute(c, charge, VACED_TERM_POLL);
+            add_compute(c, charge, VACED_SPENT_POLL);
             c->test_failed = 0;
         }
         c->polling = 0;
         c->segment_cold = cold;
     }
-    vaced_rec_leave();
+    o->call_left();
 }
 
 /* A call that polls for completion and finds none (MPI_Test*, MPI_Iprobe)
@@ -193,9 +204,8 @@ void vaced_activity_end(void)
  * which also lets a polling loop's target time reach the completion. */
 void vaced_test_failed(void)
 {
-    if (vaced_rec_enter())
-        vaced_rec_op(VACED_OP_TEST_FAILED);
-    vaced_rec_leave();
+    vaced_clock_observer->call_entered(VACED_CLOCK_TEST_FAILED);
+    vaced_clock_observer->call_left();
     if (vaced_running && vaced_clock_st->depth > 0)
         vaced_clock_st->test_failed = 1;
 }
@@ -248,16 +258,6 @@ vaced_time_t vaced_now(void)
     return vaced_clock_st->tv;
 }
 
-/* With MPI called from several threads (above MPI_THREAD_FUNNELED), one
- * clock cannot order the threads' calls: tests and probes answer as on the
- * host (the prediction is marked approximate), since waiting for a target
- * time that the threads' mixed clocks may never reach would livelock. */
-vaced_time_t vaced_horizon(void)
-{
-    return vaced_running && !(vaced_sim_unmodelled() & VACED_UNMODELLED_THREADS)
-               ? vaced_clock_st->tv : INT64_MAX;
-}
-
 vaced_time_t vaced_clock_now_ps(void)
 {
     const struct vaced_clock *c = vaced_clock_st;
@@ -274,12 +274,8 @@ double vaced_wtime(void)
 
 void vaced_clock_sleep(vaced_time_t slept)
 {
-    if (vaced_rec_enter()) {
-        vaced_rec_op(VACED_OP_SLEEP);
-        vaced_rec_u(slept > 0 ? (uint64_t)slept : 0);
-    }
-    vaced_rec_leave();
+    vaced_clock_observer->slept(slept);
     if (vaced_running && slept > 0)
-        add_compute(vaced_clock_st, slept, VACED_TERM_COMPUTE);
+        add_compute(vaced_clock_st, slept, VACED_SPENT_COMPUTE);
 }
 

@@ -23,7 +23,6 @@
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <errno.h>
-#include <gnu/lib-names.h>
 #include <link.h>
 #include <stdint.h>
 #include <stdlib.h>
@@ -33,14 +32,9 @@
 #include <unistd.h>
 #include "clock/clock.h"
 #include "clock/program_clocks.h"
+#include "cputime/host_clocks.h"
 
 #define NS_PER_S 1000000000LL
-
-/* The C library's functions. */
-static int (*host_clock_gettime)(clockid_t, struct timespec *);
-static int (*host_gettimeofday)(struct timeval *, void *);
-static int (*host_nanosleep)(const struct timespec *, struct timespec *);
-static int (*host_clock_nanosleep)(clockid_t, int, const struct timespec *, struct timespec *);
 
 /* The executable segment of the object that holds this file. */
 static uintptr_t own_start, own_end;
@@ -52,28 +46,6 @@ static struct {
     int on;                     /* the program's clocks tell target time */
     int64_t start_ns[CLOCK_BOOTTIME + 1];  /* each clock's host reading at the start */
 } pc;
-
-/* libc's `name`, wherever libmpi.so stands in the lookup order (a
- * Fortran program linked with --as-needed loads it after libc). */
-static void *next_symbol(const char *name)
-{
-    void *libc = dlopen(LIBC_SO, RTLD_LAZY | RTLD_NOLOAD), *f = NULL;
-    if (libc) {
-        f = dlsym(libc, name);
-        dlclose(libc);
-    }
-    return f ? f : dlsym(RTLD_NEXT, name);
-}
-
-static void resolve(void)
-{
-    if (host_clock_gettime)
-        return;
-    host_gettimeofday = next_symbol("gettimeofday");
-    host_nanosleep = next_symbol("nanosleep");
-    host_clock_nanosleep = next_symbol("clock_nanosleep");
-    host_clock_gettime = next_symbol("clock_gettime");
-}
 
 static int find_own_segment(struct dl_phdr_info *info, size_t size, void *data)
 {
@@ -113,12 +85,6 @@ static int target_clock(clockid_t id)
     }
 }
 
-int vaced_host_clock_gettime(clockid_t id, struct timespec *ts)
-{
-    resolve();
-    return host_clock_gettime(id, ts);
-}
-
 static int64_t host_ns(clockid_t id)
 {
     struct timespec ts = { 0, 0 };
@@ -140,7 +106,6 @@ static int reads_reach_here(void)
 void vaced_program_clocks_start(void)
 {
     const char *host = getenv("VACED_HOST_CLOCKS");
-    resolve();
     if (!own_end)
         dl_iterate_phdr(find_own_segment, (void *)(uintptr_t)&find_own_segment);
     for (clockid_t id = 0; id <= CLOCK_BOOTTIME; id++)
@@ -186,8 +151,7 @@ int clock_gettime(clockid_t id, struct timespec *ts)
 int gettimeofday(struct timeval *tv, void *tz)
 {
     if (!program_reads(CLOCK_REALTIME, __builtin_return_address(0))) {
-        resolve();
-        return host_gettimeofday(tv, tz);
+            return vaced_host_gettimeofday(tv, tz);
     }
     if (tz)
         memset(tz, 0, 2 * sizeof(int));   /* struct timezone: obsolete, zeroes */
@@ -213,7 +177,7 @@ static int sleep_ns(int64_t ns, struct timespec *rem)
 {
     struct timespec req = { ns / NS_PER_S, ns % NS_PER_S }, left = { 0, 0 };
     vaced_activity_begin();
-    int r = host_nanosleep(&req, &left);
+    int r = vaced_host_nanosleep(&req, &left);
     int64_t slept = r == 0 ? ns : ns - ((int64_t)left.tv_sec * NS_PER_S + left.tv_nsec);
     vaced_clock_sleep(vaced_time_from_ns(slept));
     vaced_activity_end();
@@ -229,17 +193,15 @@ static int valid(const struct timespec *ts)
 
 int nanosleep(const struct timespec *req, struct timespec *rem)
 {
-    resolve();
     if (!program_sleeps(__builtin_return_address(0)) || !valid(req))
-        return host_nanosleep(req, rem);
+        return vaced_host_nanosleep(req, rem);
     return sleep_ns((int64_t)req->tv_sec * NS_PER_S + req->tv_nsec, rem);
 }
 
 int clock_nanosleep(clockid_t id, int flags, const struct timespec *req, struct timespec *rem)
 {
-    resolve();
     if (!program_sleeps(__builtin_return_address(0)) || !target_clock(id) || !valid(req))
-        return host_clock_nanosleep(id, flags, req, rem);
+        return vaced_host_clock_nanosleep(id, flags, req, rem);
     int64_t ns = (int64_t)req->tv_sec * NS_PER_S + req->tv_nsec;
     if (flags & TIMER_ABSTIME) {            /* a deadline on the target clock */
         ns -= vaced_program_clock_ns(id);
@@ -252,10 +214,9 @@ int clock_nanosleep(clockid_t id, int flags, const struct timespec *req, struct 
 
 int usleep(useconds_t us)
 {
-    resolve();
     if (!program_sleeps(__builtin_return_address(0))) {
         struct timespec req = { us / 1000000, (long)(us % 1000000) * 1000 };
-        return host_nanosleep(&req, NULL);
+        return vaced_host_nanosleep(&req, NULL);
     }
     return sleep_ns((int64_t)us * 1000, NULL);
 }
@@ -263,9 +224,8 @@ int usleep(useconds_t us)
 unsigned int sleep(unsigned int s)
 {
     struct timespec req = { s, 0 }, left = { 0, 0 };
-    resolve();
     int r = program_sleeps(__builtin_return_address(0))
                 ? sleep_ns((int64_t)s * NS_PER_S, &left)
-                : host_nanosleep(&req, &left);
+                : vaced_host_nanosleep(&req, &left);
     return r == 0 ? 0 : (unsigned int)left.tv_sec + (left.tv_nsec > 0);
 }

@@ -13,7 +13,5 @@ void vaced_program_clocks_start(void);
 int vaced_program_clocks_on(void);
 /* What the program reads on target clock `id` now, in nanoseconds. */
 int64_t vaced_program_clock_ns(clockid_t id);
-/* The host's clock, whoever calls: VACED's own reads. */
-int vaced_host_clock_gettime(clockid_t id, struct timespec *ts);
 
 #endif

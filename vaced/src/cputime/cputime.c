@@ -1,6 +1,7 @@
 /* CPU time of the calling thread: source selection and the hot read. */
 #define _GNU_SOURCE
 #include "cputime/cputime.h"
+#include "cputime/host_clocks.h"
 #include "cputime/cputime_perf.h"
 #include "cputime/cputime_rseq.h"
 
@@ -52,7 +53,7 @@ static inline int64_t clock_ns(clockid_t c)
 {
     struct timespec t;
 
-    clock_gettime(c, &t);
+    vaced_host_clock_gettime(c, &t);
     return (int64_t)t.tv_sec * 1000000000 + t.tv_nsec;
 }
 
@@ -299,7 +300,7 @@ static void self_check(int ok[NSRC], char *buf, size_t n)
     t0 = thread_ns();
     for (s = 1; s < NSRC; s++)
         p0[s] = ok[s] ? raw_ns(s) : 0;
-    nanosleep(&sl, NULL);
+    vaced_host_nanosleep(&sl, NULL);
     for (s = NSRC - 1; s >= 1; s--)
         p1[s] = ok[s] ? raw_ns(s) : 0;
     t1 = thread_ns();

@@ -1,6 +1,7 @@
 /* The rseq no-switch guard (see cputime_rseq.h). */
 #define _GNU_SOURCE
 #include "cputime/cputime_rseq.h"
+#include "cputime/host_clocks.h"
 
 #include <stdio.h>
 #include <time.h>
@@ -43,7 +44,7 @@ int vaced_rseq_guard_open(struct vaced_rseq_guard *g, char *why, size_t whylen)
     /* A pointer left there by another library's finished critical section
      * is stale (the kernel clears it lazily): replacing it is safe. */
     vaced_rseq_arm(g);
-    nanosleep(&nap, NULL);
+    vaced_host_nanosleep(&nap, NULL);
     if (vaced_rseq_intact(g)) {
         *g->cs = 0;
         g->cs = NULL;

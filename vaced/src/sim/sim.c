@@ -20,6 +20,7 @@
 #include "record/record.h"
 #include "replay/compute_from.h"
 #include "sim/rank_state.h"
+#include "sim/clock_observers.h"
 
 static struct vaced_sim sim_live;
 struct vaced_sim *vaced_sim_st = &sim_live;
@@ -92,6 +93,7 @@ static void reset_rank(int rank, int size)
 {
     memset(vaced_sim_st, 0, sizeof *vaced_sim_st);
     vaced_clock_reset();
+    vaced_clock_observers_install();
     vaced_send_reset();
     vaced_progress_reset();
     vaced_breakdown_reset();
@@ -283,6 +285,16 @@ int vaced_report_job(const double *all, int size)
         fprintf(stderr, "vaced: note: VACED_OTF2 is read by `vaced run`, which converts the ranks' "
                 "traces; under mpiexec, set VACED_TRACE=DIR and run `vaced otf2 DIR %s`\n", otf2);
     return 0;
+}
+
+/* With MPI called from several threads (above MPI_THREAD_FUNNELED), one
+ * clock cannot order the threads' calls: tests and probes answer as on the
+ * host (the prediction is marked approximate), since waiting for a target
+ * time that the threads' mixed clocks may never reach would livelock. */
+vaced_time_t vaced_horizon(void)
+{
+    return vaced_running && !(vaced_sim_unmodelled() & VACED_UNMODELLED_THREADS)
+               ? vaced_clock_tv() : INT64_MAX;
 }
 
 void vaced_unmodelled(enum vaced_unmodelled kind, const char *call)

@@ -5,6 +5,7 @@
 
 #include <string.h>
 #include "sim/sim.h"
+#include "sim/clock_observers.h"
 
 /* As vaced_sim_start leaves it, for `rank` of `size` on target `t`. */
 static inline void vaced_sim_test_start(int rank, int size, struct vaced_target *t)
@@ -13,6 +14,7 @@ static inline void vaced_sim_test_start(int rank, int size, struct vaced_target 
     vaced_sim_st->rank = rank;
     vaced_sim_st->size = size;
     vaced_sim_st->target = t;
+    vaced_clock_observers_install();
 }
 
 static inline void vaced_sim_test_set_rank(int rank)
