@@ -15,6 +15,7 @@
 
 #include "check.h"
 #include "target/target.h"
+#include "network/overhead.h"
 #include "tmptext.h"
 
 /* A hierarchy target of `cores` single-core nodes (so rank = node) with

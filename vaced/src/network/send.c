@@ -57,16 +57,14 @@ vaced_time_t vaced_copy_time(uint64_t bytes)
     return vaced_target_copy_time(vaced_sim_target(), bytes);
 }
 
-/* The slower start of the connection to dest (net_warmup_messages), counting its messages. */
-static vaced_time_t warmup_time(int dest, uint64_t bytes)
+/* The connection to dest's count of messages in its warm-up
+ * (net_warmup_messages), or NULL when a message of `bytes` does not count. */
+static uint64_t *warmup_count(int dest, uint64_t bytes)
 {
-    const struct vaced_target *t = vaced_sim_target();
-    if (!st->sent_to || dest < 0 || dest >= vaced_sim_size() || !vaced_target_warms_up(t, bytes))
-        return 0;
-    vaced_time_t extra = vaced_target_warmup_time(t, vaced_sim_rank(), dest, st->sent_to[dest],
-                                                  bytes);
-    st->sent_to[dest]++;
-    return extra;
+    if (!st->sent_to || dest < 0 || dest >= vaced_sim_size() ||
+        !vaced_target_warms_up(vaced_sim_target(), bytes))
+        return NULL;
+    return &st->sent_to[dest];
 }
 
 static vaced_time_t packet_sent(int peer, enum vaced_pkt_kind kind, uint64_t bytes,
@@ -132,27 +130,24 @@ vaced_time_t vaced_send_stamp(int dest, uint64_t bytes, int is_data, vaced_time_
      * message leaves once the sender's CPU has handed it on. */
     vaced_time_t base = vaced_handling() ? vaced_handling_ts() : vaced_clock_tv();
     vaced_time_t os = vaced_send_overhead(dest), ts = base + os;
-    vaced_time_t copy = vaced_copy_time(bytes);
+    uint64_t *count = warmup_count(dest, bytes);
+    struct vaced_msg_cost cost;
+    vaced_msg_cost(t, rank, dest, bytes, count ? (*count)++ : UINT64_MAX, &cost);
+    vaced_time_t copy = cost.copy;
     /* On one node the sender's CPU moves the data (bcpu): rendezvous DATA,
      * and eager DATA too, through the kernel's socket buffer.  A send
      * waits for the CPU to be done with the one before; its own message
      * leaves at once (an eager exchange, one message each way, is no
      * dearer), but a window of eager sends moves at Bcpu, as a node's
      * streaming benchmark does. */
-    if (is_data) {
-        vaced_time_t busy = vaced_target_cpu_time(t, rank, dest, bytes);
-        if (busy > 0) {
-            ts = vaced_time_max(ts, st->cpu_free);
-            st->cpu_free = ts + busy;
-        }
+    if (is_data && cost.cpu > 0) {
+        ts = vaced_time_max(ts, st->cpu_free);
+        st->cpu_free = ts + cost.cpu;
     }
     if (tr)
         *tr = ts + copy;
-    vaced_time_t warm = warmup_time(dest, bytes);
-    vaced_time_t l = vaced_target_transfer_time(t, rank, dest, bytes) + warm;
-    vaced_time_t wire = vaced_target_wire_time(t, rank, dest, bytes);
-    if (wire > 0)
-        wire += warm;
+    vaced_time_t l = cost.transfer + cost.warmup;
+    vaced_time_t wire = cost.wire > 0 ? cost.wire + cost.warmup : 0;
     /* On the wire once the rank's earlier messages have left (FIFO). */
     vaced_time_t leave = wire > 0 ? vaced_time_max(ts + copy, st->link_free) : ts + copy;
     if (wire > 0)

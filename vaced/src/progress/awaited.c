@@ -55,13 +55,14 @@ static int is_data(enum vaced_pkt_kind kind)
     return kind == VACED_PKT_EAGER || kind == VACED_PKT_EAGER_SYNC || kind == VACED_PKT_RNDV_DATA;
 }
 
-/* The warm-up the sender's stamp holds: the connection's messages counted
- * in the same order (CH3 keeps a connection's packets in order). */
-static vaced_time_t warmup(const struct vaced_target *t, int peer, uint64_t bytes)
+/* The connection's count of messages in its warm-up, in the sender's
+ * order (CH3 keeps a connection's packets in order), or UINT64_MAX when a
+ * message of `bytes` does not count. */
+static uint64_t warmup_count(const struct vaced_target *t, int peer, uint64_t bytes)
 {
     if (!st->received || peer >= vaced_sim_size() || !vaced_target_warms_up(t, bytes))
-        return 0;
-    return vaced_target_warmup_time(t, peer, vaced_sim_rank(), st->received[peer]++, bytes);
+        return UINT64_MAX;
+    return st->received[peer]++;
 }
 
 void vaced_awaited_packet(int peer, enum vaced_pkt_kind kind, uint64_t bytes, vaced_time_t ta,
@@ -76,10 +77,10 @@ void vaced_awaited_packet(int peer, enum vaced_pkt_kind kind, uint64_t bytes, va
     if (ta == VACED_TIME_UNSET || peer < 0 || !t)
         return;
     /* the sender's stamp: ts + o_s, the copy, then L(s, h) and the warm-up */
-    st->pkt_net = ta - vaced_target_transfer_time(t, peer, vaced_sim_rank(), bytes) -
-        warmup(t, peer, bytes);
-    st->pkt_sent = st->pkt_net - (is_data(kind) ? vaced_copy_time(bytes) : 0) -
-        vaced_target_send_overhead(t);
+    struct vaced_msg_cost cost;
+    vaced_msg_cost(t, peer, vaced_sim_rank(), bytes, warmup_count(t, peer, bytes), &cost);
+    st->pkt_net = ta - cost.transfer - cost.warmup;
+    st->pkt_sent = st->pkt_net - (is_data(kind) ? cost.copy : 0) - vaced_target_send_overhead(t);
 }
 
 void vaced_awaited_context_end(int handled)
@@ -116,9 +117,10 @@ void vaced_awaited_arrived(struct vaced_msg *m, enum vaced_pkt_kind kind, vaced_
 {
     if (kind == VACED_PKT_SELF) {       /* copied by the send: no network */
         m->landed = m->hs[0] = ta;
-        m->sent = ta - vaced_copy_time(bytes) -
-            vaced_target_transfer_time(vaced_sim_target(), vaced_sim_rank(), vaced_sim_rank(),
-                                       bytes);
+        struct vaced_msg_cost cost;
+        vaced_msg_cost(vaced_sim_target(), vaced_sim_rank(), vaced_sim_rank(), bytes, UINT64_MAX,
+                       &cost);
+        m->sent = ta - cost.copy - cost.transfer;
         return;
     }
     if (!st->pkt || st->pkt_kind != kind)

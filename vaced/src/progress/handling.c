@@ -35,23 +35,23 @@ static vaced_time_t rndv_data_arrival(int src, uint64_t bytes, vaced_time_t ta)
 {
     if (!vaced_running || ta == VACED_TIME_UNSET)
         return ta;
-    const struct vaced_target *t = vaced_sim_target();
-    vaced_time_t busy = vaced_target_cpu_time(t, src, vaced_sim_rank(), bytes);
-    if (busy <= 0)
+    struct vaced_msg_cost cost;
+    vaced_msg_cost(vaced_sim_target(), src, vaced_sim_rank(), bytes, UINT64_MAX, &cost);
+    if (cost.cpu <= 0)
         return ta;
     /* The receiver's share starts when the sender starts (the kernel
      * streams the data) if this rank is at a progress point then. */
     struct vaced_waits *w = &vaced_progress_st->waits;
-    vaced_time_t copy = vaced_copy_time(bytes);
-    vaced_time_t sent = ta - copy - vaced_target_transfer_time(t, src, vaced_sim_rank(), bytes);
+    vaced_time_t copy = cost.copy;
+    vaced_time_t sent = ta - copy - cost.transfer;
     vaced_time_t start = vaced_waits_handle_time(w, vaced_progress_start(), sent, 0);
     /* A CPU still busy with an earlier transfer (its own DATA, in an
      * exchange) is awake; an idle one wakes up when the data reaches it.
      * The wake-up is added to the whole, as the calibration's ping-pong
      * (n c + 3 s/Bmem, c with it) counts it. */
-    vaced_time_t first_byte = sent + vaced_target_transfer_time(t, src, vaced_sim_rank(), 0);
+    vaced_time_t first_byte = sent + cost.latency;
     vaced_time_t wake = vaced_cpu_free_at() < sent ? vaced_wakeup_delay(first_byte) : 0;
-    vaced_time_t cpu_free = vaced_cpu_occupy(start, busy, wake);
+    vaced_time_t cpu_free = vaced_cpu_occupy(start, cost.cpu, wake);
     /* The receive completes at the handling of ta plus the copy; the CPU
      * is busy with the data until then. */
     vaced_time_t done = vaced_time_max(ta + wake, cpu_free - copy);

@@ -338,3 +338,8 @@ int vaced_target_hops(const struct vaced_target *t, int src_rank, int dst_rank)
     return t->topo->hops(t->topo_data, t->node_of_rank[src_rank],
                          t->node_of_rank[dst_rank]);
 }
+
+int vaced_target_has_coldness(const struct vaced_target *t)
+{
+    return t->cold.n > 0;
+}

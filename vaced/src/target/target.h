@@ -35,8 +35,26 @@ int vaced_target_node_of(const struct vaced_target *t, int rank);
  * -1 when a rank is out of range. O(levels), no allocation. */
 int vaced_target_hops(const struct vaced_target *t, int src_rank, int dst_rank);
 
-/* Network model (netmodel.c). Times are target picoseconds; results that
- * would exceed INT64_MAX saturate there. */
+/* Network model (network/netmodel.c). Times are target picoseconds;
+ * results that would exceed INT64_MAX saturate there. */
+
+/* The cost of one protocol message of `bytes` from rank src to rank dst,
+ * every term of it with its size factor: what its sender and the network
+ * spend (eqs. 3, 4 and the description's extensions). */
+struct vaced_msg_cost {
+    int hops;                   /* between the ranks' nodes; -1: a rank out of range */
+    vaced_time_t copy;          /* s/Bmem: the copy into the send buffer */
+    vaced_time_t cpu;           /* s/Bcpu: the sender's CPU moving same-node data (bcpu), else 0 */
+    vaced_time_t latency;       /* L(0, h): l0 + h lh; latency_same_node on one node; 0 to itself */
+    vaced_time_t transfer;      /* L(s, h): latency plus s/Bnet across nodes, s/Bmem on one (-1: no route) */
+    vaced_time_t warmup;        /* beyond s/Bnet on a connection still warming up */
+    vaced_time_t wire;          /* s/Bnet on the sender's link (injection_queue), else 0 */
+};
+
+/* Fills c for a message sent after `sent` earlier messages that counted
+ * in the connection's warm-up (UINT64_MAX: past it). */
+void vaced_msg_cost(const struct vaced_target *t, int src, int dst, uint64_t bytes,
+                    uint64_t sent, struct vaced_msg_cost *c);
 
 /* s / Bmem (Bmem times its factor for s, see vaced_target_bmem_factor):
  * copying bytes between buffers on one node. */
@@ -56,17 +74,6 @@ vaced_time_t vaced_target_transfer_time(const struct vaced_target *t, int src,
 vaced_time_t vaced_target_send_overhead(const struct vaced_target *t);
 vaced_time_t vaced_target_recv_overhead(const struct vaced_target *t);
 vaced_time_t vaced_target_same_node_latency(const struct vaced_target *t);
-
-/* The receiver's wake-up (0 unless the description sets wakeup_latency
- * and wakeup_after): a message that reaches a rank blocked in a wait, idle
- * there for more than wakeup_after, is handled up to wakeup_latency after
- * it arrives (the rank sleeps in poll and its CPU idles; waking them takes
- * time): the full latency from wakeup_after + wakeup_ramp on, a linear
- * share of it within the ramp (the moment a rank falls asleep varies). */
-vaced_time_t vaced_target_wakeup_latency(const struct vaced_target *t);
-vaced_time_t vaced_target_wakeup_after(const struct vaced_target *t);
-/* The wake-up delay of a message that finds its receiver idle for `idle`. */
-vaced_time_t vaced_target_wakeup_time(const struct vaced_target *t, vaced_time_t idle);
 
 /* s/Bcpu: how long a rendezvous message of `bytes` from src to dst keeps
  * each end's CPU busy; 0 unless the target sets bcpu and the two are
@@ -99,22 +106,10 @@ double vaced_target_bmem_factor(const struct vaced_target *t, uint64_t bytes);
 /* Bcpu's factor for a same-node rendezvous transfer of `bytes`
  * (bcpu_factors; 1 when the target lists none). */
 double vaced_target_bcpu_factor(const struct vaced_target *t, uint64_t bytes);
-/* The send and receive overheads' factors after `compute` of computation
- * before the MPI call (send_overhead_factors,
- * recv_overhead_factors; 1 when the target lists none). */
-double vaced_target_send_overhead_factor(const struct vaced_target *t, vaced_time_t compute);
-double vaced_target_recv_overhead_factor(const struct vaced_target *t, vaced_time_t compute);
-
-/* overhead_coldness: the canary's coldness (canary.h) after each of the
- * calibration's computation times, which give the overheads' factors.  A
- * program's computation may cool the caches less (arithmetic on a few
- * registers) or more than the calibration's of the same length, so the
- * factors are taken at the calibration's computation that cooled the
- * canary as much as the program's did: vaced_target_coldness_compute is
- * that computation time, by linear interpolation, the first or last
- * point's beyond them; -1 when the target lists no overhead_coldness. */
+/* Whether the description lists overhead_coldness: the canary's coldness
+ * (canary.h) after each of the calibration's computation times, which
+ * chooses the overheads' factors (network/overhead.c). */
 int vaced_target_has_coldness(const struct vaced_target *t);
-vaced_time_t vaced_target_coldness_compute(const struct vaced_target *t, double coldness);
 
 /* Whether a message of `bytes` takes part in a connection's warm-up: the
  * target has one, and the message carries data, at least net_warmup_min
