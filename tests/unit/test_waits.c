@@ -15,6 +15,7 @@
 #include "clock/clock_test.h"
 #include "sim/sim_test.h"
 #include "network/send.h"
+#include "progress/sending.h"
 #include "progress/progress_test.h"
 #include "tmptext.h"
 

@@ -1,7 +1,6 @@
 /* Per-message overheads and the receiver's wake-up (overhead.h). */
 #include "clock/clock.h"
 #include "sim/sim.h"
-#include "progress/progress.h"
 #include "network/overhead.h"
 #include "target/target_impl.h"
 
@@ -103,15 +102,7 @@ vaced_time_t vaced_target_wakeup_time(const struct vaced_target *t, vaced_time_t
     return (vaced_time_t)(x + 0.5);
 }
 
-/* A rank blocked in a wait sleeps in poll() once nothing has come for a
- * while, and its CPU idles: a message that reaches it then takes longer
- * one way than one sent just after it blocked (wakeup_after, wakeup_ramp;
- * figures in results/targets-notes.md). */
-vaced_time_t vaced_wakeup_delay(vaced_time_t ta)
+int vaced_target_has_wakeup(const struct vaced_target *t)
 {
-    const struct vaced_target *t = vaced_sim_target();
-    if (!t || t->wake <= 0)
-        return 0;
-    vaced_time_t since = vaced_progress_idle_since(ta);
-    return since == VACED_TIME_UNSET ? 0 : vaced_target_wakeup_time(t, ta - since);
+    return t->wake > 0;
 }

@@ -19,9 +19,6 @@ vaced_time_t vaced_send_overhead(int dest);
 /* CPU time the receiver spends on one protocol message it handles
  * (recv_overhead, recv_overhead_factors, as above). */
 vaced_time_t vaced_recv_overhead(void);
-/* The target's wake-up delay of a message reaching this rank at `ta`: 0
- * unless the rank was then blocked in a wait, idle long enough to sleep. */
-vaced_time_t vaced_wakeup_delay(vaced_time_t ta);
 
 /* The send and receive overheads' factors after `compute` of computation
  * before the MPI call (send_overhead_factors, recv_overhead_factors; 1
@@ -45,5 +42,7 @@ vaced_time_t vaced_target_coldness_compute(const struct vaced_target *t, double 
  * wakeup_ramp on, a linear share of it within the ramp (the moment a rank
  * falls asleep varies). */
 vaced_time_t vaced_target_wakeup_time(const struct vaced_target *t, vaced_time_t idle);
+/* Whether the description sets a wake-up at all. */
+int vaced_target_has_wakeup(const struct vaced_target *t);
 
 #endif

@@ -23,10 +23,18 @@ vaced_time_t vaced_cpu_free_at(void);
  * is done. */
 vaced_time_t vaced_cpu_occupy(vaced_time_t start, vaced_time_t busy, vaced_time_t wake);
 
-/* The stamp of a protocol message of `bytes` payload bytes to world rank
- * `dest`, DATA (is_data) or a handshake, as vaced_packet_sent describes;
- * *tr (if not NULL) gets tr(m) = ts + s/Bmem. */
-vaced_time_t vaced_send_stamp(int dest, uint64_t bytes, int is_data, vaced_time_t *tr);
+/* A protocol message of `bytes` payload bytes to world rank `dest`, DATA
+ * (is_data) or a handshake, that its sender starts at `base`: o_s, when
+ * the sender's CPU hands it on (ts: after the overhead and, for same-node
+ * DATA, the CPU's earlier transfers), the copy into the send buffer
+ * (tr(m) = ts + copy) and its arrival ta(m) after the link's earlier
+ * messages (eqs. 3, 4).  Moves the CPU's, the link's and the
+ * connection's state on. */
+struct vaced_send_times {
+    vaced_time_t os, ts, copy, ta;
+};
+void vaced_send_times(vaced_time_t base, int dest, uint64_t bytes, int is_data,
+                      struct vaced_send_times *out);
 
 /* s/Bmem on the target. */
 vaced_time_t vaced_copy_time(uint64_t bytes);

@@ -9,6 +9,21 @@
 #include "report/trace.h"
 #include "progress/awaited.h"
 
+/* The target's wake-up delay of a message reaching this rank at `ta`: 0
+ * unless the rank was then blocked in a wait, idle long enough to sleep.
+ * A rank blocked in a wait sleeps in poll() once nothing has come for a
+ * while, and its CPU idles: a message that reaches it then takes longer
+ * one way than one sent just after it blocked (wakeup_after, wakeup_ramp;
+ * figures in results/targets-notes.md). */
+static vaced_time_t wakeup_delay(vaced_time_t ta)
+{
+    const struct vaced_target *t = vaced_sim_target();
+    if (!t || !vaced_target_has_wakeup(t))
+        return 0;
+    vaced_time_t since = vaced_progress_idle_since(ta);
+    return since == VACED_TIME_UNSET ? 0 : vaced_target_wakeup_time(t, ta - since);
+}
+
 vaced_time_t vaced_handle_time(vaced_time_t cur, vaced_time_t ta, vaced_time_t work)
 {
     enum vaced_handler by;
@@ -21,7 +36,7 @@ vaced_time_t vaced_handle_time_by(vaced_time_t cur, vaced_time_t ta, vaced_time_
     struct vaced_waits *w = &vaced_progress_st->waits;
     vaced_time_t h = vaced_waits_handler(w, cur, ta, work, by);
     if (h == ta)
-        h += vaced_wakeup_delay(ta);
+        h += wakeup_delay(ta);
     if (w->depth > 0 && h > w->active) {
         w->active = h;
         w->active_from = ta;
@@ -50,7 +65,7 @@ static vaced_time_t rndv_data_arrival(int src, uint64_t bytes, vaced_time_t ta)
      * The wake-up is added to the whole, as the calibration's ping-pong
      * (n c + 3 s/Bmem, c with it) counts it. */
     vaced_time_t first_byte = sent + cost.latency;
-    vaced_time_t wake = vaced_cpu_free_at() < sent ? vaced_wakeup_delay(first_byte) : 0;
+    vaced_time_t wake = vaced_cpu_free_at() < sent ? wakeup_delay(first_byte) : 0;
     vaced_time_t cpu_free = vaced_cpu_occupy(start, cost.cpu, wake);
     /* The receive completes at the handling of ta plus the copy; the CPU
      * is busy with the data until then. */

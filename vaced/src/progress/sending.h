@@ -1,0 +1,13 @@
+/* A rank's sends (sending.c; vaced_packet_sent in vaced.h). */
+#ifndef VACED_SENDING_H
+#define VACED_SENDING_H
+
+#include <stdint.h>
+#include "clock/vtime.h"
+
+/* The stamp of a protocol message of `bytes` payload bytes to world rank
+ * `dest`, DATA (is_data) or a handshake, as vaced_packet_sent describes;
+ * *tr (if not NULL) gets tr(m) = ts + s/Bmem. */
+vaced_time_t vaced_send_stamp(int dest, uint64_t bytes, int is_data, vaced_time_t *tr);
+
+#endif
