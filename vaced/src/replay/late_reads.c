@@ -1,4 +1,4 @@
-/* Packets a wait read unexpected, read later (replay_impl.h).  On the
+/* Packets a wait read unexpected, read later (late_reads.h).  On the
  * record a wait read a packet no posted receive wanted, because it had
  * come; re-timed with rendezvous packets, the wait may end before that
  * packet's sender gets to send it.  MPICH's wait would not wait for it:
@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include "clock/clock.h"
 #include "progress/progress.h"
-#include "replay/replay_impl.h"
+#include "replay/late_reads.h"
 
 struct late_read {
     int peer;
@@ -19,6 +19,7 @@ struct late_read {
 struct late_reads {
     struct late_read *r;
     size_t count, cap;
+    size_t scan;                /* vaced_late_due's next to look at */
     unsigned char *unread;      /* by message id */
 };
 
@@ -62,30 +63,47 @@ int vaced_late_defer(struct rank_run *r, const struct vaced_log_event *e)
     for (int i = 0; i < 3; i++)
         d->ev[i] = ev[i];
     l->unread[d->msg] = 1;
-    vaced_msg_init(&r->msgs[++r->msgs_made]);
+    vaced_rank_new_msg(r, e->offset);
     r->pos = pos;
     return 1;
 }
 
-/* Makes the put-off read i, if its packet has come and no read before it
- * waits on the same connection.  1 made, 0 not yet. */
-static int make(struct rank_run *r, size_t i)
+/* Takes the put-off read i off, its events in ev, if its packet has
+ * come and no read before it waits on the same connection.  1 taken, 0
+ * not yet. */
+static int take(struct rank_run *r, size_t i, struct vaced_log_event ev[3])
 {
     struct late_reads *l = r->late;
     int peer = l->r[i].peer;
     for (size_t j = 0; j < i; j++)
         if (l->r[j].peer == peer)
             return 0;
-    if (!vaced_replay_stamp_ready(r, peer) || vaced_clock_st->depth == 0)
+    if (!vaced_stamp_ready(r, peer) || vaced_clock_st->depth == 0)
         return 0;
     struct late_read d = l->r[i];
     for (size_t j = i + 1; j < l->count; j++)
         l->r[j - 1] = l->r[j];
     l->count--;
     l->unread[d.msg] = 0;
-    for (int k = 0; k < 3 && vaced_replay_execute(r, &d.ev[k]) == 0; k++)
-        ;
+    for (int k = 0; k < 3; k++)
+        ev[k] = d.ev[k];
     return 1;
+}
+
+/* One pass over the put-off reads, resumed after each taken one (its
+ * events run in between), as a loop making them in place would go. */
+int vaced_late_due(struct rank_run *r, struct vaced_log_event ev[3])
+{
+    struct late_reads *l = r->late;
+    if (!l)
+        return 0;
+    while (l->scan < l->count) {
+        if (take(r, l->scan, ev))
+            return 1;
+        l->scan++;
+    }
+    l->scan = 0;
+    return 0;
 }
 
 /* The put-off read event e cannot go before: -1 none.  A read of the
@@ -99,7 +117,7 @@ static int32_t needed_read(struct rank_run *r, const struct late_reads *l,
     for (size_t i = 0; i < l->count; i++) {
         uint32_t m = l->r[i].msg;
         if ((e->op == VACED_OP_PKT_RECV && e->peer == l->r[i].peer &&
-             vaced_replay_stamp_ready(r, e->peer)) || e->msg == m || e->from == m ||
+             vaced_stamp_ready(r, e->peer)) || e->msg == m || e->from == m ||
             ((e->time.src == VACED_SRC_DONE || e->time.src == VACED_SRC_ARRIVAL) && e->time.msg == m))
             return (int32_t)i;
     }
@@ -110,11 +128,6 @@ int vaced_late_ready(struct rank_run *r, const struct vaced_log_event *e)
 {
     struct late_reads *l = r->late;
     if (!l || !l->count)
-        return 1;
-    for (size_t i = 0; i < l->count;)           /* what has come, at this progress */
-        if (!make(r, i))
-            i++;
-    if (!l->count)
         return 1;
     int32_t i = needed_read(r, l, e);
     if (i < 0)

@@ -1,5 +1,5 @@
 /* Messages that are eager on the record and rendezvous on the replay's
- * target (replay_impl.h).  The replay makes the calls MPICH makes for a
+ * target (protocol.h).  The replay makes the calls MPICH makes for a
  * rendezvous message where the record has the eager one's: the sender
  * sends an RTS in place of the eager packet; the receiver's handler or
  * post answers it with a CTS (parked as vaced_parks says); the sender's
@@ -15,7 +15,7 @@
 #include "vaced.h"
 #include "clock/clock.h"
 #include "progress/progress.h"
-#include "replay/replay_impl.h"
+#include "replay/protocol.h"
 
 /* One message changing protocol. */
 struct conv {
@@ -84,7 +84,7 @@ static struct {
 
 static int self(const struct rank_run *r)
 {
-    return (int)(r - vaced_replay_rank(0));
+    return vaced_ranks_self(r);
 }
 
 int vaced_conv_start(struct rank_run *ranks, int size, uint64_t threshold)
@@ -139,7 +139,7 @@ void vaced_conv_free(struct rank_run *ranks, int size)
 
 static int push_syn(int from, int to, int kind, int32_t c, vaced_time_t ta)
 {
-    struct rank_run *dst = vaced_replay_rank(to);
+    struct rank_run *dst = vaced_ranks_get(to);
     struct syn_queue *q = &dst->cv->syn[from];
     if (q->count == q->cap) {
         uint32_t cap = q->cap ? 2 * q->cap : 4;
@@ -154,16 +154,16 @@ static int push_syn(int from, int to, int kind, int32_t c, vaced_time_t ta)
         q->head = 0;
     }
     q->p[(q->head + q->count++) % q->cap] =
-        (struct syn_pkt){ kind, c, ta, dst->in[from].pushed };
+        (struct syn_pkt){ kind, c, ta, vaced_stamp_pushed(dst, from) };
     dst->cv->syn_waiting++;
     if (dst->blocked_on >= 0)   /* its progress handles it, wherever it waits */
-        vaced_replay_wake(to, dst->blocked_on);
+        vaced_ranks_wake(to, dst->blocked_on);
     return 0;
 }
 
 static struct vaced_msg *msg(struct rank_run *r, uint32_t id)
 {
-    return &r->msgs[id];
+    return vaced_rank_msg(r, id);
 }
 
 static struct vaced_msg *send_request(struct rank_run *r, struct conv *c)
@@ -196,13 +196,19 @@ static int send_cts(struct rank_run *r, int32_t i)
 
 static void *fire_arg(int32_t i, int data)
 {
-    return (void *)(VACED_CONV_FIRE | (uintptr_t)i << 1 | (uintptr_t)data);
+    return (void *)((uintptr_t)i << 1 | (uintptr_t)data);
 }
 
-int vaced_conv_fire(struct rank_run *r, uintptr_t arg)
+/* The model fires a parked CTS or DATA of conversion arg >> 1 (vaced_defer's
+ * fire), on the rank whose calls run. */
+static void fire(void *arg)
 {
-    int32_t i = (int32_t)((arg & ~VACED_CONV_FIRE) >> 1);
-    return arg & 1 ? send_data(r, i) : send_cts(r, i);
+    int32_t i = (int32_t)((uintptr_t)arg >> 1);
+    struct rank_run *r = vaced_ranks_current();
+    if ((uintptr_t)arg & 1)
+        send_data(r, i);
+    else
+        send_cts(r, i);
 }
 
 /* The receiver answers the RTS that arrived at rts_ta (MPIDI_Vaced_park_cts). */
@@ -210,7 +216,7 @@ static int answer_rts(struct rank_run *r, int32_t i, vaced_time_t rts_ta, int at
 {
     if (!vaced_parks(rts_ta, at_post))
         return send_cts(r, i);
-    vaced_defer(cv.c[i].sender, rts_ta, vaced_replay_fire, fire_arg(i, 0));
+    vaced_defer(cv.c[i].sender, rts_ta, fire, fire_arg(i, 0));
     return 0;
 }
 
@@ -224,7 +230,7 @@ static int handle_syn(struct rank_run *r, int from, const struct syn_pkt *p)
     if (p->kind == VACED_PKT_CTS) {
         if (vaced_parks(ta, 0)) {       /* MPIDI_Vaced_park_pkt */
             c->cts_parked = 1;
-            vaced_defer(from, ta, vaced_replay_fire, fire_arg(p->conv, 1));
+            vaced_defer(from, ta, fire, fire_arg(p->conv, 1));
         } else {
             rc = send_data(r, p->conv);
         }
@@ -244,7 +250,7 @@ static int take_syn(struct rank_run *r, int from, int force, size_t offset)
     if (!q->count)
         return 0;
     struct syn_pkt p = q->p[q->head];
-    if (p.after > r->in[from].popped) {
+    if (p.after > vaced_stamp_popped(r, from)) {
         if (!force)
             return 0;
         vaced_replay_diverged(DIV_ORDER, offset);
@@ -253,20 +259,16 @@ static int take_syn(struct rank_run *r, int from, int force, size_t offset)
     q->count--;
     r->cv->syn_waiting--;
     /* the recorded events after this point name the recorded packets' times */
-    vaced_time_t sent_ta = r->sent_ta, sent_tr = r->sent_tr, handled = r->handled,
-        recv_ta = r->recv_ta;
+    struct packet_times last = r->last;
     int rc = handle_syn(r, from, &p);
-    r->sent_ta = sent_ta;
-    r->sent_tr = sent_tr;
-    r->handled = handled;
-    r->recv_ta = recv_ta;
+    r->last = last;
     return rc < 0 ? rc : 1;
 }
 
 /* A progress point: what has come from every peer. */
 static void take_all_due(struct rank_run *r, size_t offset)
 {
-    int size = vaced_replay_size();
+    int size = vaced_ranks_size();
     for (int j = 0; r->cv->syn_waiting && j < size; j++)
         while (take_syn(r, j, 0, offset) == 1)
             ;
@@ -326,10 +328,10 @@ static int sent(struct rank_run *r, const struct vaced_log_event *e)
     if (i < 0)
         return 1;
     vaced_time_t tr;
-    r->sent_ta = vaced_packet_sent(e->peer, VACED_PKT_RTS, 0, &tr);
-    r->sent_tr = tr;
+    r->last.sent_ta = vaced_packet_sent(e->peer, VACED_PKT_RTS, 0, &tr);
+    r->last.sent_tr = tr;
     r->cv->sending = i;
-    vaced_replay_push_stamp(self(r), e->peer, r->sent_ta, i);
+    vaced_stamp_push(self(r), e->peer, r->last.sent_ta, i);
     return 1;
 }
 
@@ -362,9 +364,9 @@ static int arrived(struct rank_run *r, const struct vaced_log_event *e)
     r->cv->reading = -1;
     cv.c[i].rreq = e->msg;
     r->cv->msg_conv[e->msg] = i;
-    vaced_msg_arrived(msg(r, e->msg), VACED_PKT_RTS, r->recv_ta, 0);
+    vaced_msg_arrived(msg(r, e->msg), VACED_PKT_RTS, r->last.recv_ta, 0);
     if (r->cv->posted[e->msg])
-        answer_rts(r, i, r->recv_ta, 0);
+        answer_rts(r, i, r->last.recv_ta, 0);
     return 1;
 }
 
@@ -501,8 +503,7 @@ static int will_skip(const struct skips *k, size_t at)
  * 1 read, 0 not possible. */
 static int read_rts_ahead(struct rank_run *r, int from)
 {
-    struct stamps *q = &r->in[from];
-    if (!q->count || q->s[q->head].conv < 0)
+    if (vaced_stamp_next_conv(r, from) < 0)
         return 0;
     struct vaced_log_event e[3];
     char why[256];
@@ -520,16 +521,13 @@ static int read_rts_ahead(struct rank_run *r, int from)
     if (e[1].op != VACED_OP_ARRIVED || e[1].kind != VACED_PKT_EAGER || !r->cv->posted[e[1].msg] ||
         e[2].op != VACED_OP_HANDLE_END)
         return 0;
-    struct stamp st = q->s[q->head];
-    q->head = (q->head + 1) % q->cap;
-    q->count--;
-    q->popped++;
-    vaced_time_t ta = st.ta;
+    int32_t conv = -1;          /* the head stamp's, seen above */
+    vaced_time_t ta = vaced_stamp_pop(r, from, &conv);
     vaced_packet_received(from, VACED_PKT_RTS, 0, &ta);
-    cv.c[st.conv].rreq = e[1].msg;
-    r->cv->msg_conv[e[1].msg] = st.conv;
+    cv.c[conv].rreq = e[1].msg;
+    r->cv->msg_conv[e[1].msg] = conv;
     vaced_msg_arrived(msg(r, e[1].msg), VACED_PKT_RTS, ta, 0);
-    int rc = answer_rts(r, st.conv, ta, 0);
+    int rc = answer_rts(r, conv, ta, 0);
     vaced_handle_end();
     for (int i = 0; i < 3 && rc == 0; i++)
         rc = skip_later(&r->cv->ahead, e[i].offset);
@@ -538,7 +536,7 @@ static int read_rts_ahead(struct rank_run *r, int from)
 
 static int read_ahead(struct rank_run *r)
 {
-    int size = vaced_replay_size(), any = 0;
+    int size = vaced_ranks_size(), any = 0;
     for (int j = 0; j < size; j++) {
         int got = read_rts_ahead(r, j);
         if (got < 0)

@@ -16,76 +16,25 @@
 #include "record/record.h"
 #include "report/breakdown.h"
 #include "report/report.h"
+#include "replay/late_reads.h"
 #include "replay/log_reader.h"
+#include "replay/protocol.h"
+#include "replay/ranks.h"
 #include "replay/replay.h"
-#include "replay/replay_impl.h"
-
-static const char *const div_name[DIV_COUNT] = {
-    "test", "park", "protocol", "protocol-order", "wildcard", "waitany", "raw-time" };
-static const char *const div_what[DIV_COUNT] = {
-    "a test or probe answers otherwise on this target (a polling loop may run another number of times)",
-    "a rendezvous answer is parked otherwise on this target",
-    ("a message changes protocol on this target where the replay does not follow the change "
-     "(a synchronous send's, a rendezvous message the records do not link, or where the record's "
-     "order of reads cannot follow the rendezvous packets); it is re-timed with the recorded protocol"),
-    ("a rendezvous packet of a message eager on the record is handled before packets sent ahead of it "
-     "on its connection"),
-    "a wildcard receive would match another sender's message first on this target",
-    "MPI_Waitany or MPI_Waitsome would complete another request first on this target",
-    "a target time MPICH computed itself (a collective schedule) is replayed as recorded",
-};
+#include "replay/replay_load.h"
+#include "replay/to_eager.h"
+#include "replay/uniform.h"
 
 static struct {
-    struct rank_run *ranks;
+    struct rank_run *ranks;     /* loaded (replay_load.c), run through ranks.h */
     int size;
-    struct rank_run *cur;
-    int *runq;
-    int runq_head, runq_count;
     int same_target;
     uint64_t eager_threshold;   /* the replay target's */
-    long div_count[DIV_COUNT];
-    int div_rank[DIV_COUNT];
-    size_t div_offset[DIV_COUNT];
     struct pending_first { int rank; size_t offset; } *pending;  /* Waitany choices to check */
     size_t npending, cap_pending;
-    char *err;
-    size_t errlen;
-    int failed;
 } rp;
 
 static int uniform_compute;     /* vaced_replay_uniform_compute */
-
-int vaced_replay_fail(const char *fmt, ...)
-{
-    va_list ap;
-    if (rp.failed)
-        return -1;
-    va_start(ap, fmt);
-    vsnprintf(rp.err, rp.errlen, fmt, ap);
-    va_end(ap);
-    rp.failed = 1;
-    return -1;
-}
-
-struct rank_run *vaced_replay_rank(int i)
-{
-    return &rp.ranks[i];
-}
-
-int vaced_replay_size(void)
-{
-    return rp.size;
-}
-
-void vaced_replay_diverged(enum divergence d, size_t offset)
-{
-    if (rp.div_count[d]++ == 0) {
-        rp.div_rank[d] = (int)(rp.cur - rp.ranks);
-        rp.div_offset[d] = offset;
-    }
-}
-
-/* --- Packets in flight ------------------------------------------------- */
 
 static int stamped(int kind)
 {
@@ -93,80 +42,18 @@ static int stamped(int kind)
            kind == VACED_PKT_RTS || kind == VACED_PKT_CTS || kind == VACED_PKT_RNDV_DATA;
 }
 
-static void make_runnable(int i)
-{
-    rp.ranks[i].blocked_on = -1;
-    rp.runq[(rp.runq_head + rp.runq_count++) % rp.size] = i;
-}
-
-/* Rank `from` ended: what it sends now is unstamped. */
-static void wake_blocked_on(int from)
-{
-    for (int i = 0; i < rp.size; i++)
-        if (rp.ranks[i].blocked_on == from)
-            make_runnable(i);
-}
-
-void vaced_replay_wake(int to, int from)
-{
-    if (rp.ranks[to].blocked_on == from)
-        make_runnable(to);
-}
-
-int vaced_replay_push_stamp(int from, int to, vaced_time_t ta, int32_t conv)
-{
-    struct stamps *q = &rp.ranks[to].in[from];
-    if (q->count == q->cap) {
-        uint32_t cap = q->cap ? 2 * q->cap : 8;
-        struct stamp *s2 = malloc(cap * sizeof *s2);
-        if (!s2)
-            return vaced_replay_fail("out of memory for packets in flight");
-        for (uint32_t i = 0; i < q->count; i++)
-            s2[i] = q->s[(q->head + i) % q->cap];
-        free(q->s);
-        q->s = s2;
-        q->cap = cap;
-        q->head = 0;
-    }
-    q->s[(q->head + q->count++) % q->cap] = (struct stamp){ ta, conv };
-    q->pushed++;
-    /* an RTS its progress may read ahead, wherever the rank waits */
-    vaced_replay_wake(to, conv >= 0 && rp.ranks[to].blocked_on >= 0 ? rp.ranks[to].blocked_on : from);
-    return 0;
-}
-
-/* A packet rank r reads from `from` is its next stamp, or, once `from`
- * has ended, unstamped: sent after its simulation ended (the reports). */
-int vaced_replay_stamp_ready(struct rank_run *r, int from)
-{
-    return r->in[from].count > 0 || rp.ranks[from].done;
-}
-
 /* Event e reads a stamped packet its sender has not sent yet. */
 static int needs_packet(struct rank_run *r, const struct vaced_log_event *e)
 {
     return e->op == VACED_OP_PKT_RECV && e->flag && e->peer >= 0 &&
-           !vaced_replay_stamp_ready(r, e->peer) && !vaced_eager_skips(r, e);
-}
-
-static vaced_time_t pop_stamp(struct rank_run *r, int from, int32_t *conv)
-{
-    struct stamps *q = &r->in[from];
-    if (q->count == 0)
-        return VACED_TIME_UNSET;
-    struct stamp s = q->s[q->head];
-    q->head = (q->head + 1) % q->cap;
-    q->count--;
-    q->popped++;
-    *conv = s.conv;
-    return s.ta;
+           !vaced_stamp_ready(r, e->peer) && !vaced_eager_skips(r, e);
 }
 
 /* --- The model's inputs ------------------------------------------------ */
 
 static struct vaced_msg *msg(struct rank_run *r, uint32_t id)
 {
-    return &r->msgs[id];
+    return vaced_rank_msg(r, id);
 }
 
 static vaced_time_t eval(struct rank_run *r, const struct vaced_log_event *e)
@@ -177,10 +64,10 @@ static vaced_time_t eval(struct rank_run *r, const struct vaced_log_event *e)
             if (!rp.same_target)
                 vaced_replay_diverged(DIV_RAW, e->offset);
             return t->t;
-        case VACED_SRC_SENT_TA: return r->sent_ta;
-        case VACED_SRC_SENT_TR: return r->sent_tr;
-        case VACED_SRC_HANDLED: return r->handled;
-        case VACED_SRC_RECV_TA: return r->recv_ta;
+        case VACED_SRC_SENT_TA: return r->last.sent_ta;
+        case VACED_SRC_SENT_TR: return r->last.sent_tr;
+        case VACED_SRC_HANDLED: return r->last.handled;
+        case VACED_SRC_RECV_TA: return r->last.recv_ta;
         case VACED_SRC_DONE: return vaced_msg_done(msg(r, t->msg), t->bytes);
         case VACED_SRC_ARRIVAL: return vaced_msg_arrival(msg(r, t->msg));
         case VACED_SRC_NOW: return vaced_now();
@@ -191,7 +78,7 @@ static vaced_time_t eval(struct rank_run *r, const struct vaced_log_event *e)
 /* The clock's measurements, read where the clock asks for them. */
 static int next_measurement(int op, struct vaced_log_event *e)
 {
-    struct rank_run *r = rp.cur;
+    struct rank_run *r = vaced_ranks_current();
     char why[512];
     int got = vaced_log_next(&r->log, r->cursor, e, why, sizeof why);
     if (got < 0)
@@ -207,8 +94,9 @@ static void input_segment(vaced_time_t *seg, double *coldness)
 {
     struct vaced_log_event e;
     int bad = next_measurement(VACED_OP_SEGMENT, &e);
-    if (!bad && rp.cur->seg_ps)
-        e.value = vaced_uniform_value(rp.cur, e.offset, e.value);
+    struct rank_run *r = vaced_ranks_current();
+    if (!bad && r->seg_ps)
+        e.value = vaced_uniform_value(r, e.offset, e.value);
     vaced_log_segment(bad ? NULL : &e, seg, coldness);
 }
 
@@ -224,11 +112,6 @@ static const struct vaced_clock_input replay_input = { input_segment, input_clos
 
 static int execute(struct rank_run *r, const struct vaced_log_event *e);
 
-int vaced_replay_execute(struct rank_run *r, const struct vaced_log_event *e)
-{
-    return execute(r, e);
-}
-
 /* Runs the events of [*pos, end) that the model's own calls do not
  * consume; a fire block's, or the rank's thread up to its next block. */
 static int run_block(struct rank_run *r, size_t *pos, size_t end)
@@ -237,7 +120,7 @@ static int run_block(struct rank_run *r, size_t *pos, size_t end)
     char why[512];
     size_t *saved = r->cursor;
     r->cursor = pos;
-    while (!rp.failed && *pos < end) {
+    while (!vaced_replay_failed() && *pos < end) {
         int got = vaced_log_next(&r->log, pos, &e, why, sizeof why);
         if (got <= 0)
             return r->cursor = saved, got < 0 ? vaced_replay_fail("%s", why) : 0;
@@ -251,16 +134,13 @@ static int run_block(struct rank_run *r, size_t *pos, size_t end)
         execute(r, &e);
     }
     r->cursor = saved;
-    return rp.failed ? -1 : 0;
+    return vaced_replay_failed() ? -1 : 0;
 }
 
-void vaced_replay_fire(void *arg)
+/* The model fires a parked response (vaced_defer's fire). */
+static void fire_recorded(void *arg)
 {
-    struct rank_run *r = rp.cur;
-    if ((uintptr_t)arg & VACED_CONV_FIRE) {
-        vaced_conv_fire(r, (uintptr_t)arg);
-        return;
-    }
+    struct rank_run *r = vaced_ranks_current();
     uint32_t id = (uint32_t)(uintptr_t)arg;
     if (id == 0 || id > r->nfires || !r->fires[id - 1].at) {
         vaced_replay_fail("%s: offset %zu: the model fired parked response %u, which the record never fired",
@@ -362,12 +242,12 @@ static int first_other_later(struct rank_run *r, const struct vaced_log_event *e
 static void check_pending_firsts(void)
 {
     for (size_t k = 0; k < rp.npending; k++) {
-        struct rank_run *r = &rp.ranks[rp.pending[k].rank];
+        struct rank_run *r = vaced_ranks_get(rp.pending[k].rank);
         struct vaced_log_event e;
         char why[256];
         size_t pos = rp.pending[k].offset;
         if (vaced_log_next(&r->log, &pos, &e, why, sizeof why) == 1 && first_other_later(r, &e)) {
-            rp.cur = r;
+            vaced_ranks_set_current(r);
             vaced_replay_diverged(DIV_FIRST, e.offset);
         }
     }
@@ -396,7 +276,7 @@ static int defer_first(struct rank_run *r, const struct vaced_log_event *e)
         rp.pending = p;
         rp.cap_pending = cap;
     }
-    rp.pending[rp.npending++] = (struct pending_first){ (int)(r - rp.ranks), e->offset };
+    rp.pending[rp.npending++] = (struct pending_first){ vaced_ranks_self(r), e->offset };
     return 0;
 }
 
@@ -405,7 +285,7 @@ static int execute(struct rank_run *r, const struct vaced_log_event *e)
     vaced_time_t t, tr;
     struct vaced_log_event instead;
     if (r->cv && vaced_conv_event(r, e))
-        return rp.failed ? -1 : 0;
+        return vaced_replay_failed() ? -1 : 0;
     if (r->ep) {
         int plan = vaced_eager_event(r, e, &instead);
         if (plan == 1)
@@ -421,19 +301,19 @@ static int execute(struct rank_run *r, const struct vaced_log_event *e)
             if (protocol_changes(r, e))
                 vaced_replay_diverged(DIV_PROTOCOL, e->offset);
             t = vaced_packet_sent(e->peer, e->kind, e->bytes, &tr);
-            r->sent_ta = t;
-            r->sent_tr = tr;
+            r->last.sent_ta = t;
+            r->last.sent_tr = tr;
             if (stamped(e->kind) && e->peer >= 0)
-                return vaced_replay_push_stamp((int)(r - rp.ranks), e->peer, t, -1);
+                return vaced_stamp_push(vaced_ranks_self(r), e->peer, t, -1);
             break;
         case VACED_OP_PKT_RECV: {
             int32_t conv = -1;
-            t = e->flag && e->peer >= 0 ? pop_stamp(r, e->peer, &conv) : VACED_TIME_UNSET;
+            t = e->flag && e->peer >= 0 ? vaced_stamp_pop(r, e->peer, &conv) : VACED_TIME_UNSET;
             if (conv >= 0)      /* eager on the record, an RTS here (protocol.c) */
-                r->handled = vaced_packet_received(e->peer, VACED_PKT_RTS, 0, &t);
+                r->last.handled = vaced_packet_received(e->peer, VACED_PKT_RTS, 0, &t);
             else
-                r->handled = vaced_packet_received(e->peer, e->kind, e->bytes, e->flag ? &t : NULL);
-            r->recv_ta = t;
+                r->last.handled = vaced_packet_received(e->peer, e->kind, e->bytes, e->flag ? &t : NULL);
+            r->last.recv_ta = t;
             if (r->cv)
                 vaced_conv_read(r, e, conv);
             break;
@@ -442,9 +322,8 @@ static int execute(struct rank_run *r, const struct vaced_log_event *e)
         case VACED_OP_HANDLE_END: vaced_handle_end(); break;
         case VACED_OP_RESPOND_END: vaced_respond_end(); break;
         case VACED_OP_MSG_INIT:
-            if (r->msgs_made >= r->nmsgs)
-                return vaced_replay_fail("%s: offset %zu: more messages than counted", r->log.path, e->offset);
-            vaced_msg_init(msg(r, ++r->msgs_made));
+            if (!vaced_rank_new_msg(r, e->offset))
+                return -1;
             break;
         case VACED_OP_COMPLETE_BY: vaced_msg_complete_by(msg(r, e->msg), eval(r, e)); break;
         case VACED_OP_ARRIVED:
@@ -465,7 +344,7 @@ static int execute(struct rank_run *r, const struct vaced_log_event *e)
                 vaced_replay_diverged(DIV_PARK, e->offset);
             break;
         case VACED_OP_DEFER:
-            vaced_defer(e->peer, eval(r, e), vaced_replay_fire, (void *)(uintptr_t)++r->defers);
+            vaced_defer(e->peer, eval(r, e), fire_recorded, (void *)(uintptr_t)++r->defers);
             break;
         case VACED_OP_FIRE_BEGIN: {
             struct fire_block *b = &r->fires[e->value - 1];
@@ -501,7 +380,7 @@ static int execute(struct rank_run *r, const struct vaced_log_event *e)
             vaced_sim_end(r->out);
             vaced_running = 1;  /* the other ranks go on */
             r->done = 1;
-            wake_blocked_on((int)(r - rp.ranks));
+            vaced_ranks_wake_blocked_on(vaced_ranks_self(r));
             break;
         default:
             return vaced_replay_fail("%s: offset %zu: event %d out of place", r->log.path, e->offset, e->op);
@@ -510,7 +389,7 @@ static int execute(struct rank_run *r, const struct vaced_log_event *e)
         vaced_conv_after(r, e);
     if (r->ep)
         vaced_eager_after(r, e);
-    return rp.failed ? -1 : 0;
+    return vaced_replay_failed() ? -1 : 0;
 }
 
 /* Runs rank r until it ends or needs a packet not sent yet. */
@@ -518,9 +397,9 @@ static int run_rank(struct rank_run *r)
 {
     struct vaced_log_event e;
     char why[512];
-    rp.cur = r;
+    vaced_ranks_set_current(r);
     vaced_rank_state_bind(r->state);
-    while (!r->done && !rp.failed) {
+    while (!r->done && !vaced_replay_failed()) {
         size_t at = r->pos;
         int got = vaced_log_next(&r->log, &r->pos, &e, why, sizeof why);
         if (got < 0)
@@ -529,6 +408,10 @@ static int run_rank(struct rank_run *r)
             return vaced_replay_fail("%s: offset %zu: the record ends before MPI_Finalize", r->log.path, r->pos);
         r->cursor = &r->pos;
         if (r->cv) {
+            struct vaced_log_event due[3];
+            while (vaced_late_due(r, due))     /* what has come, at this progress */
+                for (int k = 0; k < 3 && execute(r, &due[k]) == 0; k++)
+                    ;
             int late = vaced_late_ready(r, &e);
             if (late <= 0) {
                 r->pos = at;
@@ -542,7 +425,7 @@ static int run_rank(struct rank_run *r)
             if (ready == 2)
                 continue;
             struct vaced_log_event put_off;
-            while (ready == 3 && !rp.failed && vaced_conv_postponed(r, &put_off))
+            while (ready == 3 && !vaced_replay_failed() && vaced_conv_postponed(r, &put_off))
                 execute(r, &put_off);
         }
         if (needs_packet(r, &e)) {
@@ -557,7 +440,7 @@ static int run_rank(struct rank_run *r)
         }
         execute(r, &e);
     }
-    return rp.failed ? -1 : 0;
+    return vaced_replay_failed() ? -1 : 0;
 }
 
 /* Every rank left waits for a packet: on this target a response parked
@@ -567,33 +450,17 @@ static int run_rank(struct rank_run *r)
  * here.  Returns whether a rank can go on. */
 static int unstall(void)
 {
-    for (int i = 0; i < rp.size; i++) {
-        struct rank_run *r = &rp.ranks[i];
+    for (int i = 0; i < vaced_ranks_size(); i++) {
+        struct rank_run *r = vaced_ranks_get(i);
         if (r->done)
             continue;
-        rp.cur = r;
+        vaced_ranks_set_current(r);
         vaced_rank_state_bind(r->state);
         r->cursor = &r->pos;
         if (vaced_fire_deferred(INT64_MAX))
             vaced_replay_diverged(DIV_PARK, r->pos);
     }
-    return rp.runq_count > 0;
-}
-
-/* Prints each kind of divergence met; returns how many were. */
-static long report_divergences(void)
-{
-    long flagged = 0;
-    for (int d = 0; d < DIV_COUNT; d++) {
-        if (!rp.div_count[d])
-            continue;
-        flagged += rp.div_count[d];
-        fprintf(stderr, "vaced: replay: approximate (%s): %s; %ld time%s, first at rank %d, "
-                "%s offset %zu\n", div_name[d], div_what[d], rp.div_count[d],
-                rp.div_count[d] == 1 ? "" : "s", rp.div_rank[d],
-                rp.ranks[rp.div_rank[d]].log.path, rp.div_offset[d]);
-    }
-    return flagged;
+    return vaced_ranks_any_runnable();
 }
 
 /* Prints the rank lines in rank order, as VACED_QUIET says (the ranks'
@@ -617,20 +484,16 @@ static enum run_outcome run_once(const char *dir, const char *target, int conver
                                  size_t len)
 {
     memset(&rp, 0, sizeof rp);
-    rp.err = err;
-    rp.errlen = len;
+    vaced_ranks_reset(err, len);
     struct vaced_target *t = NULL;
     char path[512], why[1024];
-    int stalled_converting = 0;
+    int stalled_converting = 0, failed_load = 0;
     if (vaced_replay_load(dir, uniform_compute, &rp.ranks, &rp.size, err, len)) {
-        rp.failed = 1;
+        failed_load = 1;
         goto out;
     }
-    rp.runq = calloc((size_t)rp.size, sizeof *rp.runq);
-    if (!rp.runq) {
-        vaced_replay_fail("out of memory for %d ranks", rp.size);
+    if (vaced_ranks_start(rp.ranks, rp.size))
         goto out;
-    }
     if (vaced_sim_load_target(target, rp.size, path, sizeof path, &t, why, sizeof why)) {
         vaced_replay_fail("%s", why);
         goto out;
@@ -663,27 +526,25 @@ static enum run_outcome run_once(const char *dir, const char *target, int conver
             vaced_replay_fail("rank %d: out of memory for the model's state", i);
             goto out;
         }
-        vaced_msg_init(&r->msgs[0]);
-        rp.runq[rp.runq_count++] = i;
+        vaced_msg_init(vaced_rank_msg(r, 0));
     }
     int finished = 0;
-    while (!rp.failed && (rp.runq_count > 0 || (finished < rp.size && unstall()))) {
-        int i = rp.runq[rp.runq_head];
-        rp.runq_head = (rp.runq_head + 1) % rp.size;
-        rp.runq_count--;
+    while (!vaced_replay_failed() &&
+           (vaced_ranks_any_runnable() || (finished < rp.size && unstall()))) {
+        int i = vaced_ranks_next_runnable();
         if (run_rank(&rp.ranks[i]) == 0 && rp.ranks[i].done)
             finished++;
     }
     int planned = 0;
     for (int i = 0; i < rp.size; i++)
         planned |= rp.ranks[i].cv != NULL || rp.ranks[i].ep != NULL;
-    if (!rp.failed && finished < rp.size && planned) {
+    if (!vaced_replay_failed() && finished < rp.size && planned) {
         /* the record's order of reads cannot follow the rendezvous
          * packets: the recorded protocol, flagged, instead */
         stalled_converting = 1;
         goto out;
     }
-    if (!rp.failed && finished < rp.size) {
+    if (!vaced_replay_failed() && finished < rp.size) {
         for (int i = 0; i < rp.size; i++)
             if (!rp.ranks[i].done) {
                 vaced_replay_fail("%s: offset %zu: the replay stalls: rank %d waits for a packet from rank %d "
@@ -692,7 +553,7 @@ static enum run_outcome run_once(const char *dir, const char *target, int conver
                 break;
             }
     }
-    if (!rp.failed) {
+    if (!vaced_replay_failed()) {
         double *all = malloc((size_t)rp.size * VACED_SUMMARY_LEN * sizeof *all);
         if (!all) {
             vaced_replay_fail("out of memory");
@@ -703,16 +564,17 @@ static enum run_outcome run_once(const char *dir, const char *target, int conver
         check_pending_firsts();
         print_rank_lines(quiet);
         fflush(stdout);         /* the rank lines before the notes */
-        if (report_divergences())
+        if (vaced_replay_report_divergences())
             all[3] = (double)((unsigned)all[3] | VACED_UNMODELLED_REPLAY);
         vaced_rank_state_bind(rp.ranks[0].state);
         if (vaced_report_job(all, rp.size))
             vaced_replay_fail("the JSON report could not be written");
         free(all);
     }
-out:
+out:;
+    int failed = failed_load || vaced_replay_failed();
     *events = 0;
-    for (int i = 0; !rp.failed && i < rp.size; i++)
+    for (int i = 0; !failed && i < rp.size; i++)
         *events += rp.ranks[i].log.events;
     vaced_clock_input = NULL;
     vaced_running = 0;
@@ -721,11 +583,11 @@ out:
         vaced_late_free(&rp.ranks[i]);
         vaced_eager_free(&rp.ranks[i]);
     }
+    vaced_ranks_stop();
     vaced_replay_unload(rp.ranks, rp.size);
-    free(rp.runq);
     free(rp.pending);
     vaced_target_free(t);
-    return stalled_converting ? RUN_STALLED_CONVERTING : rp.failed ? RUN_FAILED : RUN_DONE;
+    return stalled_converting ? RUN_STALLED_CONVERTING : failed ? RUN_FAILED : RUN_DONE;
 }
 
 void vaced_replay_uniform_compute(int on)

@@ -1,4 +1,4 @@
-/* Loading a record for the replay (replay_impl.h): every rank's file
+/* Loading a record for the replay (replay_load.h): every rank's file
  * opened and every event checked once, before anything is replayed. */
 #define _GNU_SOURCE             /* sched_getaffinity */
 #include <errno.h>
@@ -12,7 +12,7 @@
 #include <string.h>
 #include "sim/sim.h"
 #include "sim/rank_state.h"
-#include "replay/replay_impl.h"
+#include "replay/replay_load.h"
 
 static int fail(char *err, size_t len, const char *fmt, ...)
 {

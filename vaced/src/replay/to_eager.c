@@ -1,5 +1,5 @@
 /* Messages that are rendezvous on the record and eager on the replay's
- * target (replay_impl.h).  A pass over every rank's record before the
+ * target (to_eager.h).  A pass over every rank's record before the
  * replay links each rendezvous message across its two records: the k-th
  * RTS from S to R is the k-th R reads from S (CH3 keeps a connection's
  * packets in order); R's record names the message it matched, the CTS it
@@ -12,7 +12,7 @@
  * are skipped on both sides. */
 #include <stdlib.h>
 #include "vaced.h"
-#include "replay/replay_impl.h"
+#include "replay/to_eager.h"
 
 enum act { ACT_SKIP = 1, ACT_SKIP_DEFER, ACT_SEND_EAGER, ACT_READ_EAGER, ACT_ARRIVED, ACT_FOUND };
 
@@ -26,6 +26,8 @@ struct action {
 struct eager_plan {
     struct action *a;
     size_t n, cap;
+    uint32_t sreq;              /* a send made eager: its request, to complete at tr */
+    vaced_time_t tr;
 };
 
 /* The receiver's view of a rendezvous message, by message id. */
@@ -436,8 +438,8 @@ int vaced_eager_event(struct rank_run *r, const struct vaced_log_event *e, struc
         case ACT_SEND_EAGER:
             out->kind = VACED_PKT_EAGER;
             out->bytes = a->bytes;
-            r->ep_sreq = a->msg;                /* completes with the copy (vaced_eager_after) */
-            r->ep_tr = VACED_TIME_UNSET;
+            r->ep->sreq = a->msg;               /* completes with the copy (vaced_eager_after) */
+            r->ep->tr = VACED_TIME_UNSET;
             return 2;
         case ACT_READ_EAGER:
             out->kind = VACED_PKT_EAGER;
@@ -458,12 +460,13 @@ int vaced_eager_event(struct rank_run *r, const struct vaced_log_event *e, struc
  * record has made it (MPICH makes it before or after the packet). */
 void vaced_eager_after(struct rank_run *r, const struct vaced_log_event *e)
 {
-    if (!r->ep_sreq)
+    struct eager_plan *p = r->ep;
+    if (!p->sreq)
         return;
-    if (e->op == VACED_OP_PKT_SENT && r->ep_tr == VACED_TIME_UNSET)
-        r->ep_tr = r->sent_tr;
-    if (r->ep_sreq <= r->msgs_made) {
-        vaced_msg_complete_by(&r->msgs[r->ep_sreq], r->ep_tr);
-        r->ep_sreq = 0;
+    if (e->op == VACED_OP_PKT_SENT && p->tr == VACED_TIME_UNSET)
+        p->tr = r->last.sent_tr;
+    if (p->sreq <= r->msgs_made) {
+        vaced_msg_complete_by(vaced_rank_msg(r, p->sreq), p->tr);
+        p->sreq = 0;
     }
 }

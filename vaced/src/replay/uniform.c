@@ -1,8 +1,8 @@
-/* Uniform computation (replay_impl.h, docs/replay.md#uniform-computation):
+/* Uniform computation (uniform.h, docs/replay.md#uniform-computation):
  * every rank's k-th compute segment re-timed as the median of the k-th
  * segments of the ranks that made the same number of segments. */
 #include <stdlib.h>
-#include "replay/replay_impl.h"
+#include "replay/uniform.h"
 
 static int cmp_u64(const void *a, const void *b)
 {

@@ -1,0 +1,203 @@
+/* The replay's ranks and their per-message state (ranks.h). */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include "replay/ranks.h"
+
+static const char *const div_name[DIV_COUNT] = {
+    "test", "park", "protocol", "protocol-order", "wildcard", "waitany", "raw-time" };
+static const char *const div_what[DIV_COUNT] = {
+    "a test or probe answers otherwise on this target (a polling loop may run another number of times)",
+    "a rendezvous answer is parked otherwise on this target",
+    ("a message changes protocol on this target where the replay does not follow the change "
+     "(a synchronous send's, a rendezvous message the records do not link, or where the record's "
+     "order of reads cannot follow the rendezvous packets); it is re-timed with the recorded protocol"),
+    ("a rendezvous packet of a message eager on the record is handled before packets sent ahead of it "
+     "on its connection"),
+    "a wildcard receive would match another sender's message first on this target",
+    "MPI_Waitany or MPI_Waitsome would complete another request first on this target",
+    "a target time MPICH computed itself (a collective schedule) is replayed as recorded",
+};
+
+static struct {
+    struct rank_run *ranks;
+    int size;
+    struct rank_run *cur;
+    int *runq;
+    int runq_head, runq_count;
+    long div_count[DIV_COUNT];
+    int div_rank[DIV_COUNT];
+    size_t div_offset[DIV_COUNT];
+    char *err;
+    size_t errlen;
+    int failed;
+} rk;
+
+void vaced_ranks_reset(char *err, size_t len)
+{
+    free(rk.runq);
+    memset(&rk, 0, sizeof rk);
+    rk.err = err;
+    rk.errlen = len;
+}
+
+int vaced_ranks_start(struct rank_run *ranks, int size)
+{
+    rk.ranks = ranks;
+    rk.size = size;
+    rk.runq = calloc((size_t)size, sizeof *rk.runq);
+    if (!rk.runq)
+        return vaced_replay_fail("out of memory for %d ranks", size);
+    for (int i = 0; i < size; i++)
+        rk.runq[rk.runq_count++] = i;
+    return 0;
+}
+
+void vaced_ranks_stop(void)
+{
+    free(rk.runq);
+    rk.runq = NULL;
+    rk.ranks = NULL;
+    rk.size = 0;
+    rk.cur = NULL;
+}
+
+struct rank_run *vaced_ranks_get(int i)
+{
+    return &rk.ranks[i];
+}
+
+int vaced_ranks_size(void)
+{
+    return rk.size;
+}
+
+int vaced_ranks_self(const struct rank_run *r)
+{
+    return (int)(r - rk.ranks);
+}
+
+struct rank_run *vaced_ranks_current(void)
+{
+    return rk.cur;
+}
+
+void vaced_ranks_set_current(struct rank_run *r)
+{
+    rk.cur = r;
+}
+
+/* --- Who runs ------------------------------------------------------------- */
+
+static void make_runnable(int i)
+{
+    rk.ranks[i].blocked_on = -1;
+    rk.runq[(rk.runq_head + rk.runq_count++) % rk.size] = i;
+}
+
+int vaced_ranks_next_runnable(void)
+{
+    if (!rk.runq_count)
+        return -1;
+    int i = rk.runq[rk.runq_head];
+    rk.runq_head = (rk.runq_head + 1) % rk.size;
+    rk.runq_count--;
+    return i;
+}
+
+int vaced_ranks_any_runnable(void)
+{
+    return rk.runq_count > 0;
+}
+
+void vaced_ranks_wake(int to, int from)
+{
+    if (rk.ranks[to].blocked_on == from)
+        make_runnable(to);
+}
+
+void vaced_ranks_wake_blocked_on(int from)
+{
+    for (int i = 0; i < rk.size; i++)
+        if (rk.ranks[i].blocked_on == from)
+            make_runnable(i);
+}
+
+/* --- Failure and divergence ---------------------------------------------- */
+
+int vaced_replay_fail(const char *fmt, ...)
+{
+    va_list ap;
+    if (rk.failed)
+        return -1;
+    va_start(ap, fmt);
+    vsnprintf(rk.err, rk.errlen, fmt, ap);
+    va_end(ap);
+    rk.failed = 1;
+    return -1;
+}
+
+int vaced_replay_failed(void)
+{
+    return rk.failed;
+}
+
+void vaced_replay_diverged(enum divergence d, size_t offset)
+{
+    if (rk.div_count[d]++ == 0) {
+        rk.div_rank[d] = (int)(rk.cur - rk.ranks);
+        rk.div_offset[d] = offset;
+    }
+}
+
+long vaced_replay_report_divergences(void)
+{
+    long flagged = 0;
+    for (int d = 0; d < DIV_COUNT; d++) {
+        if (!rk.div_count[d])
+            continue;
+        flagged += rk.div_count[d];
+        fprintf(stderr, "vaced: replay: approximate (%s): %s; %ld time%s, first at rank %d, "
+                "%s offset %zu\n", div_name[d], div_what[d], rk.div_count[d],
+                rk.div_count[d] == 1 ? "" : "s", rk.div_rank[d],
+                rk.ranks[rk.div_rank[d]].log.path, rk.div_offset[d]);
+    }
+    return flagged;
+}
+
+/* --- Packets in flight ---------------------------------------------------- */
+
+int vaced_stamp_push(int from, int to, vaced_time_t ta, int32_t conv)
+{
+    struct stamps *q = &rk.ranks[to].in[from];
+    if (q->count == q->cap) {
+        uint32_t cap = q->cap ? 2 * q->cap : 8;
+        struct stamp *s2 = malloc(cap * sizeof *s2);
+        if (!s2)
+            return vaced_replay_fail("out of memory for packets in flight");
+        for (uint32_t i = 0; i < q->count; i++)
+            s2[i] = q->s[(q->head + i) % q->cap];
+        free(q->s);
+        q->s = s2;
+        q->cap = cap;
+        q->head = 0;
+    }
+    q->s[(q->head + q->count++) % q->cap] = (struct stamp){ ta, conv };
+    q->pushed++;
+    /* an RTS its progress may read ahead, wherever the rank waits */
+    int waits_on = rk.ranks[to].blocked_on;
+    vaced_ranks_wake(to, conv >= 0 && waits_on >= 0 ? waits_on : from);
+    return 0;
+}
+
+/* --- Messages ------------------------------------------------------------- */
+
+uint32_t vaced_rank_new_msg(struct rank_run *r, size_t offset)
+{
+    if (r->msgs_made >= r->nmsgs) {
+        vaced_replay_fail("%s: offset %zu: more messages than counted", r->log.path, offset);
+        return 0;
+    }
+    vaced_msg_init(&r->msgs[++r->msgs_made]);
+    return r->msgs_made;
+}
