@@ -6,7 +6,8 @@
 #include "clock/clock_observer.h"
 #include "cputime/cputime.h"
 #include "cputime/host_clocks.h"
-#include "sim/rank_state.h"
+#include "job/job.h"
+#include "job/state_slot.h"
 
 static struct vaced_clock clock_live;
 struct vaced_clock *vaced_clock_st = &clock_live;
@@ -256,6 +257,16 @@ void vaced_clock_poll(void)
 vaced_time_t vaced_now(void)
 {
     return vaced_clock_st->tv;
+}
+
+/* With MPI called from several threads (above MPI_THREAD_FUNNELED), one
+ * clock cannot order the threads' calls: tests and probes answer as on the
+ * host (the prediction is marked approximate), since waiting for a target
+ * time that the threads' mixed clocks may never reach would livelock. */
+vaced_time_t vaced_horizon(void)
+{
+    return vaced_running && !(vaced_sim_unmodelled() & VACED_UNMODELLED_THREADS)
+               ? vaced_clock_st->tv : INT64_MAX;
 }
 
 vaced_time_t vaced_clock_now_ps(void)

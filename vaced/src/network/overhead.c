@@ -1,6 +1,6 @@
 /* Per-message overheads and the receiver's wake-up (overhead.h). */
 #include "clock/clock.h"
-#include "sim/sim.h"
+#include "job/job.h"
 #include "network/overhead.h"
 #include "target/target_impl.h"
 

@@ -5,10 +5,10 @@
  * (progress/sending.c). */
 #include <stdlib.h>
 #include <string.h>
-#include "sim/sim.h"
+#include "job/job.h"
 #include "network/overhead.h"
 #include "network/send.h"
-#include "sim/rank_state.h"
+#include "job/state_slot.h"
 
 struct send_state {
     vaced_time_t cpu_free;      /* when this CPU is done moving same-node data (bcpu) */

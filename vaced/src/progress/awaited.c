@@ -7,8 +7,8 @@
 #include "progress/progress.h"
 #include "report/breakdown.h"
 #include "report/trace.h"
-#include "sim/rank_state.h"
-#include "sim/sim.h"
+#include "job/state_slot.h"
+#include "job/job.h"
 #include "target/target.h"
 
 /* A completion time and what it was composed of: the record's fields

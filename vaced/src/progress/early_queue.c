@@ -5,7 +5,7 @@
 #include "progress/early_queue.h"
 #include "progress/progress.h"
 #include "progress/peers.h"
-#include "sim/rank_state.h"
+#include "job/state_slot.h"
 #include "record/record.h"
 
 /* The rank's: a replay rebinds it (sim/rank_state.h). */

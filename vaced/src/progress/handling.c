@@ -1,6 +1,6 @@
 /* Handling times (Algorithm 3): when this rank's progress engine handles
  * a message that arrives at ta, and the responses it sends from there. */
-#include "sim/sim.h"
+#include "job/job.h"
 #include "network/overhead.h"
 #include "network/send.h"
 #include "progress/progress.h"

@@ -7,7 +7,7 @@
 #include <stdlib.h>
 #include "progress/progress.h"
 #include "record/record.h"
-#include "sim/rank_state.h"
+#include "job/state_slot.h"
 
 struct matching_state {
     const struct vaced_device *dev;

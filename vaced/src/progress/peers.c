@@ -1,7 +1,7 @@
 /* Per-peer protocol state (peers.h). */
 #include <stdlib.h>
 #include "progress/peers.h"
-#include "sim/rank_state.h"
+#include "job/state_slot.h"
 
 struct peer {
     uint32_t sent, received;    /* protocol packets, bound packets excepted */

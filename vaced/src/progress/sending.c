@@ -4,7 +4,7 @@
  * or, for a response sent from a handler, the wait that handles it
  * accounts for it. */
 #include "clock/clock.h"
-#include "sim/sim.h"
+#include "job/job.h"
 #include "network/send.h"
 #include "progress/progress.h"
 #include "progress/peers.h"

@@ -5,7 +5,7 @@
 #include "progress/progress.h"
 #include "progress/awaited.h"
 #include "record/record.h"
-#include "sim/rank_state.h"
+#include "job/state_slot.h"
 
 static struct vaced_progress progress_live;
 struct vaced_progress *vaced_progress_st = &progress_live;

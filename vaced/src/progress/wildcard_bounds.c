@@ -31,10 +31,10 @@
  * taken and the prediction is marked approximate: no hang, never silent. */
 #include <stdlib.h>
 #include "clock/clock.h"
-#include "sim/sim.h"
+#include "job/job.h"
 #include "progress/progress.h"
 #include "progress/peers.h"
-#include "sim/rank_state.h"
+#include "job/state_slot.h"
 
 enum { MAX_CHAIN = 8 };
 

@@ -2,7 +2,7 @@
 #include <string.h>
 #include "report/breakdown.h"
 #include "record/record.h"
-#include "sim/rank_state.h"
+#include "job/state_slot.h"
 
 const char *const vaced_term_names[VACED_TERMS] = {
     "compute", "poll", "send_overhead", "recv_overhead", "copy", "network",

@@ -4,8 +4,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "sim/rank_state.h"
-#include "sim/sim.h"
+#include "job/state_slot.h"
+#include "job/job.h"
 
 static struct vaced_trace trace_live;
 struct vaced_trace *vaced_trace_st = &trace_live;

@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "report/trace.h"
-#include "sim/sim.h"
+#include "job/job.h"
 
 static int opens_message(enum vaced_pkt_kind kind)
 {

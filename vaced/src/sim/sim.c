@@ -18,13 +18,12 @@
 #include "report/breakdown.h"
 #include "report/calls.h"
 #include "record/record.h"
+/* The one arrow up: a live run may take its computation from a record
+ * ($VACED_COMPUTE_FROM), which replay/'s reader decodes. */
 #include "replay/compute_from.h"
 #include "sim/rank_state.h"
 #include "sim/clock_observers.h"
 
-static struct vaced_sim sim_live;
-struct vaced_sim *vaced_sim_st = &sim_live;
-VACED_STATE_SLOT(vaced_sim_slot, vaced_sim_st, sim_live);
 
 #ifndef VACED_TOPO_DIR
 #define VACED_TOPO_DIR "topo"
@@ -229,20 +228,6 @@ void vaced_sim_end(double out[VACED_SUMMARY_LEN])
     vaced_record_close();
 }
 
-static const char *unmodelled_what(unsigned kind)
-{
-    switch (kind) {
-        case VACED_UNMODELLED_RMA: return "one-sided communication (RMA)";
-        case VACED_UNMODELLED_DYNAMIC: return "dynamic processes";
-        case VACED_UNMODELLED_WILDCARD:
-            return "wildcard receives matched without a proof of the target's order";
-        case VACED_UNMODELLED_GENTRAN: return "MPICH's gentran schedules";
-        case VACED_UNMODELLED_REPLAY:
-            return "a recorded execution this target could change (the replay's notes say where)";
-        default: return "MPI calls from several threads";
-    }
-}
-
 void vaced_report_calls(const void *packed, const int64_t *lens, int size)
 {
     vaced_calls_merge(packed, lens, size);
@@ -257,7 +242,7 @@ int vaced_report_job(const double *all, int size)
     for (unsigned kind = 1; kind <= VACED_UNMODELLED_LAST; kind <<= 1)
         if (unmodelled & kind)
             snprintf(approx + strlen(approx), sizeof approx - strlen(approx), "%s%s",
-                     approx[0] ? ", " : "", unmodelled_what(kind));
+                     approx[0] ? ", " : "", vaced_unmodelled_what(kind));
     struct vaced_job_info job = {
         .approximate = approx,
         .target = vaced_sim_st->target ? vaced_target_name(vaced_sim_st->target) : "?",
@@ -285,36 +270,6 @@ int vaced_report_job(const double *all, int size)
         fprintf(stderr, "vaced: note: VACED_OTF2 is read by `vaced run`, which converts the ranks' "
                 "traces; under mpiexec, set VACED_TRACE=DIR and run `vaced otf2 DIR %s`\n", otf2);
     return 0;
-}
-
-/* With MPI called from several threads (above MPI_THREAD_FUNNELED), one
- * clock cannot order the threads' calls: tests and probes answer as on the
- * host (the prediction is marked approximate), since waiting for a target
- * time that the threads' mixed clocks may never reach would livelock. */
-vaced_time_t vaced_horizon(void)
-{
-    return vaced_running && !(vaced_sim_unmodelled() & VACED_UNMODELLED_THREADS)
-               ? vaced_clock_tv() : INT64_MAX;
-}
-
-void vaced_unmodelled(enum vaced_unmodelled kind, const char *call)
-{
-    if (vaced_rec_enter()) {
-        vaced_rec_op(VACED_OP_UNMODELLED);
-        vaced_rec_u(kind);
-    }
-    vaced_rec_leave();
-    if (!vaced_running || (vaced_sim_st->unmodelled & kind))
-        return;
-    vaced_sim_st->unmodelled |= kind;
-    if (kind == VACED_UNMODELLED_WILDCARD)      /* only this rank knows */
-        fprintf(stderr, "vaced: warning: rank %d: %s: the senders not yet heard from wait "
-                "on other ranks, so the target's first message cannot be proven; it took the "
-                "earliest one present: the prediction is approximate\n",
-                vaced_sim_st->rank, call);
-    else if (vaced_sim_st->rank == 0)
-        fprintf(stderr, "vaced: warning: %s uses %s, which the model does not time: "
-                "the prediction is approximate\n", call, unmodelled_what(kind));
 }
 
 

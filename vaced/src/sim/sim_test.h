@@ -4,6 +4,7 @@
 #define VACED_SIM_TEST_H
 
 #include <string.h>
+#include "job/job.h"
 #include "sim/sim.h"
 #include "sim/clock_observers.h"
 

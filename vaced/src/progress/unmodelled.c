@@ -1,0 +1,25 @@
+/* A feature the model does not time was used (vaced_unmodelled): the
+ * prediction becomes approximate, and the user hears of it once. */
+#include <stdio.h>
+#include "job/job.h"
+#include "record/record.h"
+
+void vaced_unmodelled(enum vaced_unmodelled kind, const char *call)
+{
+    if (vaced_rec_enter()) {
+        vaced_rec_op(VACED_OP_UNMODELLED);
+        vaced_rec_u(kind);
+    }
+    vaced_rec_leave();
+    if (!vaced_running || (vaced_sim_st->unmodelled & kind))
+        return;
+    vaced_sim_st->unmodelled |= kind;
+    if (kind == VACED_UNMODELLED_WILDCARD)      /* only this rank knows */
+        fprintf(stderr, "vaced: warning: rank %d: %s: the senders not yet heard from wait "
+                "on other ranks, so the target's first message cannot be proven; it took the "
+                "earliest one present: the prediction is approximate\n",
+                vaced_sim_st->rank, call);
+    else if (vaced_sim_st->rank == 0)
+        fprintf(stderr, "vaced: warning: %s uses %s, which the model does not time: "
+                "the prediction is approximate\n", call, vaced_unmodelled_what(kind));
+}
