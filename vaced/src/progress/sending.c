@@ -46,24 +46,24 @@ static vaced_time_t packet_sent(int peer, enum vaced_pkt_kind kind, uint64_t byt
         return ta;
     vaced_peers_sent(peer, kind);
     vaced_trace_sent(peer, kind, bytes, vaced_handling() ? vaced_handling_ts() : vaced_clock_tv());
+    int data;
     switch (kind) {
     case VACED_PKT_EAGER:
     case VACED_PKT_EAGER_SYNC:
     case VACED_PKT_SELF:
     case VACED_PKT_RNDV_DATA:       /* DATA: its copy ends the send request */
-        if (peer >= 0)
-            ta = vaced_send_stamp(peer, bytes, 1, tr);
+        data = 1;
         break;
     case VACED_PKT_RTS:
     case VACED_PKT_CTS:
     case VACED_PKT_SYNC_ACK:        /* handshakes */
-        if (peer >= 0)
-            ta = vaced_send_stamp(peer, bytes, 0, NULL);
+        data = 0;
         break;
-    case VACED_PKT_BOUND:
-    case VACED_PKT_OTHER:
-        break;
+    default:                        /* bound packets and the rest: not timed */
+        return ta;
     }
+    if (peer >= 0)
+        ta = vaced_send_stamp(peer, bytes, data, data ? tr : NULL);
     return ta;
 }
 
