@@ -30,6 +30,7 @@
 #include <sys/time.h>
 #include <time.h>
 #include <unistd.h>
+#include "env/env.h"
 #include "clock/clock.h"
 #include "clock/program_clocks.h"
 #include "cputime/host_clocks.h"
@@ -105,7 +106,7 @@ static int reads_reach_here(void)
 
 void vaced_program_clocks_start(void)
 {
-    const char *host = getenv("VACED_HOST_CLOCKS");
+    const char *host = vaced_env(VACED_ENV_HOST_CLOCKS);
     if (!own_end)
         dl_iterate_phdr(find_own_segment, (void *)(uintptr_t)&find_own_segment);
     for (clockid_t id = 0; id <= CLOCK_BOOTTIME; id++)

@@ -1,5 +1,6 @@
 /* CPU time of the calling thread: source selection and the hot read. */
 #define _GNU_SOURCE
+#include "env/env.h"
 #include "cputime/cputime.h"
 #include "cputime/host_clocks.h"
 #include "cputime/cputime_perf.h"
@@ -344,7 +345,7 @@ static enum want parse(const char *request, char *buf, size_t n)
     const char *from = "request";
 
     if (!request) {
-        request = getenv("VACED_CPUTIME");
+        request = vaced_env(VACED_ENV_CPUTIME);
         from = "VACED_CPUTIME";
     }
     if (!request || !*request || !strcmp(request, "auto"))

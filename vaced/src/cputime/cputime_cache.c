@@ -1,5 +1,6 @@
 /* The host's remembered CPU-time source (cputime_cache.h). */
 #define _GNU_SOURCE
+#include "env/env.h"
 #include "cputime/cputime_cache.h"
 
 #include <fcntl.h>
@@ -38,14 +39,14 @@ static void host_key(char *buf, size_t n)
 static int is_auto(const char *request)
 {
     if (!request || !*request)
-        request = getenv("VACED_CPUTIME");
+        request = vaced_env(VACED_ENV_CPUTIME);
     return !request || !*request || !strcmp(request, "auto");
 }
 
 /* The record's path in buf; 0 if the cache is off. */
 static int record_path(char *buf, size_t n)
 {
-    const char *p = getenv("VACED_CPUTIME_CACHE");
+    const char *p = vaced_env(VACED_ENV_CPUTIME_CACHE);
     struct stat st;
 
     if (p && !strcmp(p, "off"))

@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "env/env.h"
 #include "clock/clock.h"
 #include "record/record.h"
 
@@ -213,7 +214,7 @@ uint64_t vaced_record_target_hash(const char *path)
 int vaced_record_open(int rank, int size, uint64_t eager_threshold, const char *target_path,
                       unsigned flags)
 {
-    const char *dir = getenv("VACED_RECORD");
+    const char *dir = vaced_env(VACED_ENV_RECORD);
     char why[VACED_LOG_PATH_MAX + 320];
     if (!dir || !*dir)
         return 0;

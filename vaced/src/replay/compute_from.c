@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "env/env.h"
 #include "clock/clock.h"
 #include "replay/compute_from.h"
 #include "replay/log_reader.h"
@@ -49,7 +50,7 @@ static const struct vaced_clock_input recorded = { segment, close_ };
 
 int vaced_compute_from_open(int rank, int size)
 {
-    const char *dir = getenv("VACED_COMPUTE_FROM");
+    const char *dir = vaced_env(VACED_ENV_COMPUTE_FROM);
     char path[VACED_LOG_PATH_MAX + 32], err[VACED_LOG_PATH_MAX + 512];
     if (!dir || !*dir)
         return 0;

@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "env/env.h"
 #include "vaced.h"
 #include "clock/clock.h"
 #include "sim/sim.h"
@@ -599,7 +600,7 @@ int vaced_replay_run(const char *dir, const char *target, unsigned long long *ev
                      char *err, size_t len)
 {
     /* the ranks print no rank line of their own (print_rank_lines) */
-    const char *quiet = getenv("VACED_QUIET");
+    const char *quiet = vaced_env(VACED_ENV_QUIET);
     char *saved = quiet ? strdup(quiet) : NULL;
     setenv("VACED_QUIET", saved && *saved && strcmp(saved, "0") ? saved : "1", 1);
     enum run_outcome o = run_once(dir, target, 1, saved, events, err, len);

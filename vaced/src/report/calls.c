@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "env/env.h"
 #include "vaced.h"
 #include "clock/clock.h"
 #include "report/calls.h"
@@ -92,7 +93,7 @@ void vaced_calls_reset(void)
     free(calls.rows);
     free(calls.packed);
     memset(&calls, 0, sizeof calls);
-    const char *env = getenv("VACED_CALLS");
+    const char *env = vaced_env(VACED_ENV_CALLS);
     calls.off = env && (!strcmp(env, "0") || !strcmp(env, "off"));
     if (calls.off)
         return;

@@ -1,5 +1,6 @@
 #include <stdlib.h>
 #include <string.h>
+#include "env/env.h"
 #include "report/report.h"
 #include "report/breakdown.h"
 #include "report/calls.h"
@@ -9,7 +10,7 @@ _Static_assert(VACED_SUMMARY_BREAKDOWN + VACED_TERMS <= VACED_SUMMARY_LEN,
 
 int quiet_level(void)
 {
-    const char *v = getenv("VACED_QUIET");
+    const char *v = vaced_env(VACED_ENV_QUIET);
     if (!v || !*v || !strcmp(v, "0"))
         return 0;
     return !strcmp(v, "all") || !strcmp(v, "2") ? 2 : 1;

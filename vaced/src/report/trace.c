@@ -1,4 +1,5 @@
 /* The per-rank timeline file (trace.h). */
+#include "env/env.h"
 #include "report/trace.h"
 
 #include <errno.h>
@@ -14,7 +15,7 @@ VACED_STATE_SLOT(vaced_trace_slot, vaced_trace_st, trace_live);
 int vaced_trace_open(int rank)
 {
     struct vaced_trace *tr = vaced_trace_st;
-    const char *dir = getenv("VACED_TRACE");
+    const char *dir = vaced_env(VACED_ENV_TRACE);
 
     if (!dir || !*dir)
         return 0;

@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include "env/env.h"
 #include "cputime/cputime_cache.h"
 #include "sim/sim.h"
 #include "clock/clock.h"
@@ -38,7 +39,7 @@ static int resolve_target(const char *spec, char *path, size_t len)
         snprintf(path, len, "%s", spec);
         return 0;
     }
-    const char *dirs[] = { getenv("VACED_TOPO_DIR"), VACED_TOPO_DIR };
+    const char *dirs[] = { vaced_env(VACED_ENV_TOPO_DIR), VACED_TOPO_DIR };
     for (size_t i = 0; i < sizeof dirs / sizeof dirs[0]; i++) {
         if (!dirs[i])
             continue;
@@ -70,7 +71,7 @@ static int refuse(int rank)
  * whole job is taken to be here. */
 static int host_oversubscribed(int size)
 {
-    const char *local = getenv("MPI_LOCALNRANKS");
+    const char *local = vaced_env(VACED_ENV_LOCAL_RANKS);
     long ranks = local && *local ? strtol(local, NULL, 10) : size;
     cpu_set_t set;
     int cores = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
@@ -105,7 +106,7 @@ int vaced_sim_start(int rank, int size, const struct vaced_device *device,
                     uint64_t *eager_threshold)
 {
     char err[1024];
-    const char *spec = getenv("VACED_TARGET");
+    const char *spec = vaced_env(VACED_ENV_TARGET);
     if (!spec || !*spec)
         spec = VACED_DEFAULT_TARGET;
     reset_rank(rank, size);
@@ -129,7 +130,7 @@ int vaced_sim_start(int rank, int size, const struct vaced_device *device,
     /* The source is named in the job line; why it is not the cheapest
      * possible one only matters to a user who asked for another. */
     char why[256] = "";
-    const char *request = getenv("VACED_CPUTIME");
+    const char *request = vaced_env(VACED_ENV_CPUTIME);
     vaced_sim_st->cpu_source = vaced_cputime_init_cached(request, why, sizeof why, NULL);
     if (why[0] && rank == 0 && request && *request)
         fprintf(stderr, "vaced: CPU time source %s: %s\n",
@@ -137,7 +138,7 @@ int vaced_sim_start(int rank, int size, const struct vaced_device *device,
     /* The overheads follow the canary where the target says how its
      * calibration's computation cooled it (VACED_CANARY=off: by the
      * computation's length alone, as without overhead_coldness). */
-    const char *canary = getenv("VACED_CANARY");
+    const char *canary = vaced_env(VACED_ENV_CANARY);
     if (vaced_target_has_coldness(vaced_sim_st->target) && !(canary && !strcmp(canary, "off")))
         vaced_clock_open_canary();
     vaced_trace_open(rank);     /* a trace it cannot write is reported, not fatal */
@@ -258,14 +259,14 @@ int vaced_report_job(const double *all, int size)
         vaced_print_job_line(stdout, &job, all);
         vaced_print_breakdown_line(stdout, size, all);
     }
-    const char *json = getenv("VACED_JSON");
+    const char *json = vaced_env(VACED_ENV_JSON);
     if (json && *json && vaced_write_json(json, &job, all)) {
         fprintf(stderr, "vaced: cannot write VACED_JSON file '%s'; the prediction is the line above\n", json);
         return 1;
     }
     /* vaced run converts the traces and removes VACED_OTF2 from the ranks'
      * environment; seen here, the job was started by mpiexec directly. */
-    const char *otf2 = getenv("VACED_OTF2");
+    const char *otf2 = vaced_env(VACED_ENV_OTF2);
     if (otf2 && *otf2 && !vaced_sim_st->replay)
         fprintf(stderr, "vaced: note: VACED_OTF2 is read by `vaced run`, which converts the ranks' "
                 "traces; under mpiexec, set VACED_TRACE=DIR and run `vaced otf2 DIR %s`\n", otf2);
