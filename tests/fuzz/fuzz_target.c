@@ -17,7 +17,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "target/target.h"
+#include "machine/target.h"
 
 static char dir[64], topo[96], map[96];
 

@@ -121,7 +121,7 @@ mkdir -p "$OUT/seeds"
 "$CC" -std=gnu11 -g -O1 -Wall -Wextra -Werror \
     -fsanitize=fuzzer,address,undefined -fno-sanitize-recover=all \
     -I"$SRC" "$ROOT/tests/fuzz/fuzz_target.c" \
-    "$SRC"/target/*.c "$SRC"/network/netmodel.c "$SRC"/network/sizefactors.c \
+    "$SRC"/machine/*.c "$SRC"/network/netmodel.c \
     -lm -o "$OUT/fuzz_target"
 
 cp "$ROOT"/topo/*.topo "$ROOT"/tests/unit/topo-cases/* "$ROOT"/tests/fuzz/seeds/* "$OUT/seeds/"

@@ -6,7 +6,7 @@
 
 #include <stdio.h>
 #include "check.h"
-#include "target/target.h"
+#include "machine/target.h"
 #include "vaced.h"
 
 /* The loaded target, or NULL after a failed check saying why. */

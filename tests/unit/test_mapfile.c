@@ -11,7 +11,7 @@
 #include <unistd.h>
 
 #include "check.h"
-#include "target/target.h"
+#include "machine/target.h"
 
 static char errbuf[512];
 

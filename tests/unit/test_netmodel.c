@@ -1,10 +1,7 @@
 /* Unit tests of the hierarchy hop rule beyond the paper's targets and of
  * the network model's corner cases (eq. 4, min_latency, saturation).
  * Needs no files from the repository. Build and run from the repo root:
- *   cc -std=c11 -Wall -Wextra -Werror -O2 -Ivaced/src -Itests/unit \
- *      vaced/src/target/target.c vaced/src/target/topofile.c vaced/src/target/units.c \
- *      vaced/src/target/mapping.c vaced/src/target/topo_hierarchy.c vaced/src/network/netmodel.c \
- *      tests/unit/test_netmodel.c -o /tmp/test_netmodel && /tmp/test_netmodel
+ *   make -C vaced units && build/vaced/unit/test_netmodel .
  */
 #define _POSIX_C_SOURCE 200809L /* mkstemp */
 
@@ -14,7 +11,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "target/target.h"
+#include "machine/target.h"
 #include "network/overhead.h"
 #include "tmptext.h"
 

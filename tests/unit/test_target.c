@@ -2,13 +2,9 @@
  * network model. Expected values are closed forms computed here, never
  * values read back from the library.
  *
- * Built by `make -C vaced units` (run that way, the root defaults to the
- * repo holding vaced/Makefile), or by hand from the repository root (the
+ * Built by `make -C vaced units`; run from the repository root (the
  * optional argument is the repo root, default "."):
- *   cc -std=c11 -Wall -Wextra -Werror -O2 -Ivaced/src -Itests/unit \
- *      vaced/src/target/target.c vaced/src/target/topofile.c vaced/src/target/units.c \
- *      vaced/src/target/mapping.c vaced/src/target/topo_hierarchy.c vaced/src/network/netmodel.c \
- *      tests/unit/test_target.c -o /tmp/test_target && /tmp/test_target .
+ *   make -C vaced units && build/vaced/unit/test_target .
  */
 #define _POSIX_C_SOURCE 200809L /* mkstemp */
 
@@ -16,7 +12,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "target/target.h"
+#include "machine/target.h"
 #include "tmptext.h"
 
 /* Repo root: argv[1]; else the one vaced/Makefile names through

@@ -1,10 +1,7 @@
 /* Unit tests of the description parser: units, every error with its
  * "file:line: reason", limits, and a mutation run that must never crash.
  * Needs no files from the repository. Build and run from the repo root:
- *   cc -std=c11 -Wall -Wextra -Werror -O2 -Ivaced/src -Itests/unit \
- *      vaced/src/target/target.c vaced/src/target/topofile.c vaced/src/target/units.c \
- *      vaced/src/target/mapping.c vaced/src/target/topo_hierarchy.c vaced/src/network/netmodel.c \
- *      tests/unit/test_target_parse.c -o /tmp/test_target_parse && /tmp/test_target_parse
+ *   make -C vaced units && build/vaced/unit/test_target_parse .
  */
 #define _POSIX_C_SOURCE 200809L /* mkstemp */
 
@@ -13,7 +10,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "target/target.h"
+#include "machine/target.h"
 #include "tmptext.h"
 
 /* The base description, one key per line: line i + 1 holds base[i]. */

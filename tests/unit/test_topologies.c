@@ -10,7 +10,7 @@
 #include <string.h>
 
 #include "check.h"
-#include "target/target.h"
+#include "machine/target.h"
 #include "tmptext.h"
 
 #ifdef VACED_TOPO_DIR

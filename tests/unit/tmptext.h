@@ -8,7 +8,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "target/target.h"
+#include "machine/target.h"
 
 static char errbuf[512];
 static char tmp_path[64]; /* the last temporary file, for expected messages */

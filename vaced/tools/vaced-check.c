@@ -15,7 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "target/target_impl.h"
+#include "machine/target_impl.h"
 
 #define WHOLE_TARGET_MAX (1 << 20) /* RANKS 0 checks at most this many ranks */
 #define ALL_PAIRS_MAX 2048         /* beyond, hops are counted from rank 0 only */

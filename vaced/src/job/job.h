@@ -9,7 +9,7 @@
 #define VACED_JOB_H
 
 #include "vaced.h"
-#include "target/target.h"
+#include "machine/target.h"
 #include "cputime/cputime.h"
 
 struct vaced_sim {

@@ -13,11 +13,11 @@
  * s/Bmem misses a node's ping-pong between 64 KiB and 4 MiB (the caches,
  * ch3's socket buffers), and a same-node exchange's CPU share s/Bcpu its
  * exchange (figures in results/targets-notes.md).  Like SMPI's bw-factor,
- * the description lists points SIZE:FACTOR (target/factor_lists.c); a
+ * the description lists points SIZE:FACTOR (machine/factor_lists.c); a
  * message of s bytes moves at the rate times f(s), f interpolated
  * linearly in log2(s) between the points and constant beyond the first
  * and the last. */
-#include "target/target_impl.h"
+#include "machine/target_impl.h"
 
 /* log2 of a size, in plain C: libm's log2 runs between a program's
  * computations, and a vectorised libm variant can change the speed of the

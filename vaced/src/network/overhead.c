@@ -2,7 +2,7 @@
 #include "clock/clock.h"
 #include "job/job.h"
 #include "network/overhead.h"
-#include "target/target_impl.h"
+#include "machine/target_impl.h"
 
 /* The overheads' factor after `compute` of computation: linear in the
  * time between the points, constant beyond the first and the last. */

@@ -9,7 +9,7 @@
 #include "report/trace.h"
 #include "job/state_slot.h"
 #include "job/job.h"
-#include "target/target.h"
+#include "machine/target.h"
 
 /* A completion time and what it was composed of: the record's fields
  * and, for a receive handled by a progress point, its handling. */

@@ -5,7 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "target/target_impl.h"
+#include "machine/target_impl.h"
 
 static const struct vaced_topo_ops *const topologies[] = {
     &vaced_topo_hierarchy,

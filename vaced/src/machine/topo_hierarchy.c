@@ -6,7 +6,7 @@
 #include <limits.h>
 #include <stdlib.h>
 
-#include "target/target_impl.h"
+#include "machine/target_impl.h"
 
 #define HIER_MAX_LEVELS 8
 

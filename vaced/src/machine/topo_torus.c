@@ -5,7 +5,7 @@
 #include <limits.h>
 #include <stdlib.h>
 
-#include "target/target_impl.h"
+#include "machine/target_impl.h"
 
 struct torus {
     int x, y, z, xy; /* sizes; xy = x * y */

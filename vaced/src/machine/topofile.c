@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "target/target_impl.h"
+#include "machine/target_impl.h"
 
 static void verror(const struct vaced_cfg *c, const char *path, int line,
                    const char *fmt, va_list ap)

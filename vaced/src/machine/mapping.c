@@ -1,7 +1,7 @@
 /* Rank-to-node mapping. Nodes hold cores_per_node cores each, except the
  * last, which holds what is left (1024 cores of 12 per node = 85 full nodes
  * and one of 4). The caller guarantees 1 <= nranks <= cores. */
-#include "target/target_impl.h"
+#include "machine/target_impl.h"
 
 /* Round-robin deals ranks to the nodes in turn, node 0 first, skipping a
  * node whose cores are all taken; only the partial last node can fill up

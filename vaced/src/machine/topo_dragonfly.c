@@ -11,7 +11,7 @@
 #include <limits.h>
 #include <stdlib.h>
 
-#include "target/target_impl.h"
+#include "machine/target_impl.h"
 
 struct dragonfly {
     int p, a, h; /* nodes per router, routers per group, global ports per router */

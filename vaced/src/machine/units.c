@@ -7,7 +7,7 @@
 #include <math.h>
 #include <string.h>
 
-#include "target/target_impl.h"
+#include "machine/target_impl.h"
 
 /* value = mant * 10^exp10 */
 struct dec {

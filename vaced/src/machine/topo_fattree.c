@@ -6,7 +6,7 @@
  * so 2 under one edge switch, 4 within a pod, 6 across pods. */
 #include <stdlib.h>
 
-#include "target/target_impl.h"
+#include "machine/target_impl.h"
 
 /* k^3/4 for k = 2048 is 2^31 hosts, more than node ids can number. */
 #define FATTREE_MAX_PORTS 2048

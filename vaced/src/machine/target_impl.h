@@ -6,7 +6,7 @@
 
 #include <stdio.h>
 
-#include "target/target.h"
+#include "machine/target.h"
 
 #define VACED_LINE_MAX 1024 /* buffer per line, so lines hold at most 1023 characters */
 #define VACED_KEY_MAX 32    /* key buffer; longer keys cannot be known keys */
@@ -122,8 +122,10 @@ extern const struct vaced_topo_ops vaced_topo_dragonfly;
 
 #define VACED_MAX_SIZE_FACTORS 32
 
-/* A rate's factor by message size (sizefactors.c): n points, sizes
- * increasing; for the overheads' factors, `size` is a computation in us. */
+/* A rate's factor by message size (parsed in factor_lists.c, read beside
+ * the formulas in network/netmodel.c and network/overhead.c): n points,
+ * sizes increasing; for the overheads' factors, `size` is a computation
+ * in us. */
 struct vaced_size_factors {
     int n;
     uint64_t size[VACED_MAX_SIZE_FACTORS];
@@ -162,7 +164,7 @@ struct vaced_target {
 };
 
 /* bnet_factors, bmem_factors, bcpu_factors and the overheads' factors
- * (sizefactors.c); 0 points when a key is absent. */
+ * (factor_lists.c); 0 points when a key is absent. */
 int vaced_load_size_factors(struct vaced_target *t, const struct vaced_cfg *c);
 
 #endif

@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "target/target_impl.h"
+#include "machine/target_impl.h"
 
 static int is_blank(char ch) { return ch == ' ' || ch == '\t'; }
 

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "target/target_impl.h"
+#include "machine/target_impl.h"
 
 /* A relative PATH is relative to the description file's directory. */
 static char *resolve(const char *topo_path, const char *path)
