@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# vaced/tools/vaced-calibrate on this host alone (2 ranks on one node, no
+# vaced/tools/vaced-calibrate on the host alone (2 ranks on one node, no
 # hostfile): the written target must reproduce what it measured.
 #
 # 1. It writes a target that loads, with bcpu (same-node transfers are the
@@ -8,21 +8,20 @@
 #    bmem_factors) and exchange of 1 MiB within 3% (with a wake-up, the
 #    measured exchange within 20%: see verdicts), and the model's exchange
 #    is the measured one within 20%.  A miss is calibrated again, up to 3
-#    times in all, before it counts: the host's speed moves by about that
-#    much between runs on this VM.
+#    times in all, before it counts: a shared host's speed can move by
+#    about that much between runs.
 # 3. The model's exchange is slower than its one way by the ratio measured,
 #    within 20%: without bcpu the two would be equal.  A stream of 1 MiB
 #    messages (vaced-calib-bench stream, as OSU's osu_bw) is predicted at
 #    Bcpu (bcpu with its factor at 1 MiB; 85-100% of it: its handshakes),
 #    and within a factor 2 of the measured bandwidth: without bcpu its
-#    messages would all move at once (57 GB/s predicted against 5.9 GB/s
-#    measured here).  The stream's receiver fills 16 distinct buffers,
-#    colder than the exchange's one, and was measured at 0.65-0.9 times
-#    bcpu.  bcpu_factors make the exchange model the measured exchange
-#    from 1 MiB within 1% (below, the copies can set the time, which no
-#    factor on Bcpu lowers).  This VM's exchange is no line: on 2026-11-24
-#    the 1 MiB exchange came out 6-25 % below the fitted line in four
-#    calibrations a minute apart, the line's error up to 44 % at 192 KiB.
+#    messages would all move at once.  The stream's receiver fills 16
+#    distinct buffers, colder than the exchange's one, so the measured
+#    stream sits below bcpu.  bcpu_factors make the exchange model the
+#    measured exchange from 1 MiB within 1% (below, the copies can set the
+#    time, which no factor on Bcpu lowers): a host's exchange need not be
+#    a line in the size.  Figures: results/targets-notes.md, "Same-node
+#    CPU share".
 # 4. --no-overheads writes the paper's model: no bcpu.
 # 5. --cold-mib passes cold data (-c) to the ping-pong and the exchange;
 #    --pipeline-pool-mib a pool to the pipeline's computation (-c).
@@ -38,10 +37,10 @@
 #    <= wakeup_after + wakeup_ramp); --no-wakeup and --no-overheads write
 #    none.  A compute spike of the host (more than about o_s + 2 us) puts
 #    the exchange's ranks out of step, and an exchange out of step stays
-#    so, each message finding its receiver asleep: on the target as on this
-#    host (real 8 B exchanges here took 24 us and 33-36 us in consecutive
-#    runs; CI saw VACED's at +16 % and +31 % of the awake time).  The
-#    in-step exchange is the fastest of 5 runs.
+#    so, each message finding its receiver asleep: on the target as on the
+#    host, where consecutive real runs can differ by a wake-up a message
+#    (results/targets-notes.md, "The receiver's wake-up").  The in-step
+#    exchange is the fastest of 5 runs.
 # Ends with "N passed, M failed"; exits non-zero if any failed. About 30 s.
 #
 #   tests/tools/test_calibrate_local.sh [ROOT]

@@ -1,10 +1,10 @@
 /* One host's choice of CPU-time source, remembered for the ranks after the
- * first.  vaced_cputime_init's "auto" choice costs ~1.8 ms of CPU a rank
- * (a 1 ms busy loop, a sleep, perf_event_open, pfm_initialize, timing the
- * reads): with 64 ranks on 2 cores, 130 ms of wall time added to every job,
- * which was the whole start-up cost of VACED over vanilla MPICH.  The
- * choice depends only on the host (kernel, PMU, hypervisor), so the first
- * rank of a boot makes it and the others reuse it.
+ * first.  vaced_cputime_init's "auto" choice costs each rank milliseconds
+ * of CPU (a busy loop, a sleep, perf_event_open, pfm_initialize, timing the
+ * reads), which many ranks on few cores turn into start-up time of every
+ * job (results/history.md).  The choice depends only on the host (kernel,
+ * PMU, hypervisor), so the first rank of a boot makes it and the others
+ * reuse it.
  *
  * The record is a one-line file, by default /dev/shm/vaced-cputime.UID
  * (VACED_CPUTIME_CACHE=PATH for another file, =off to probe every time).
