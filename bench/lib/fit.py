@@ -8,7 +8,7 @@ MEASUREMENTS: lines "BYTES ROUNDTRIP_S", several per size (repetitions); per
 size the fastest is used (the machine is shared: the minimum is the best
 estimate of the unloaded link).  One-way time t(s) = round trip / 2.
 
-VACED's model (README "How it works", DESIGN.md section 2) for a blocking
+VACED's model (README "How it works", docs/model.md) for a blocking
 one-way message of s bytes between two ranks h hops apart:
   h = 0:  3 s/Bmem                      (send copy + L(s,0) + receive copy)
   h > 0:  k l(h) + s/Bnet + 2 s/Bmem    k = 1 eager, 3 rendezvous (REQ, ACK, DATA)
@@ -67,7 +67,7 @@ def main():
         bmem = 3 / slope
         model = lambda s: 3 * s / bmem
         head = [f"# {name}: this machine's 2 cores as a 2-core target: one node, hop 0 between",
-                "# the ranks, so a message costs 3 s/Bmem and no latency (DESIGN.md section 2).",
+                "# the ranks, so a message costs 3 s/Bmem and no latency (docs/model.md).",
                 "# Written by bench/validate.sh from a vanilla MPICH (ch3:sock) ping-pong on",
                 "# localhost (cores 0-1): one-way = 3 s/Bmem fitted to the sizes >= 64 KiB (least",
                 f"# squares of relative errors).  The {t0 * 1e6:.2f} us one-way time of a {pts[0][0]}-byte message,",

@@ -6,9 +6,10 @@
 #                            # STATEDIR/launcher (a Hydra -launcher-exec)
 #   vnet_down                # removes namespaces and bridge (idempotent)
 #
-# Layout (DESIGN.md section 5): bridge vvalbr 10.213.77.254/24 in the root
-# namespace; namespace vval0 (10.213.77.1) and vval1 (10.213.77.2), each with
-# a veth "eth0" enslaved to the bridge.  mpiexec runs in the root namespace
+# Layout (the scheme of tests/netns/lib.sh, docs/hosts.md "Emulated host
+# nodes"): bridge vvalbr 10.213.77.254/24 in the root namespace; namespace
+# vval0 (10.213.77.1) and vval1 (10.213.77.2), each with a veth "eth0"
+# enslaved to the bridge.  mpiexec runs in the root namespace
 # and listens on the bridge (-iface vvalbr); the launcher runs each Hydra
 # proxy with `ip netns exec`, pinned to CPU 0 (vval0) or CPU 1 (vval1), and
 # sets MPICH_INTERFACE_HOSTNAME to the namespace's address (all namespaces

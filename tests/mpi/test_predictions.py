@@ -3,8 +3,8 @@
 
 Real programs, built with the installed mpicc and mpif90, run with the
 installed mpiexec.  Their predictions are compared with closed forms
-computed here, independently of vaced/, from the model of DESIGN.md
-section 2 and the paper's parameters.
+computed here, independently of vaced/, from the model of docs/model.md
+and the paper's parameters.
 
 Tolerances are 2%: the predictions contain, as they must, the host CPU
 time spent between MPI calls.  On the 2-core test machine that is a few

@@ -1,5 +1,5 @@
 /* The target machine: its description file, rank-to-node mapping, hop
- * function and network model (DESIGN.md section 2, paper eqs. 3-5).
+ * function and network model (docs/model.md, paper eqs. 3-5).
  * The file format is documented in docs/targets.md. */
 #ifndef VACED_TARGET_H
 #define VACED_TARGET_H
