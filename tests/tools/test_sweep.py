@@ -6,7 +6,8 @@ same values given absolutely; a two-key grid has every combination; each
 --targets row is that target's direct replay; the CSV holds the table's
 rows; bnet's sensitivity is negative and latency's positive; a protocol
 change is re-timed (its row not approximate); a relative mapping file still resolves; --plot writes a PNG; bad input exits 2 and
-names the problem.
+names the problem; replays run side by side load with their share of
+the CPUs (--stats).
 
     python3 tests/tools/test_sweep.py [ROOT]
 Ends with "N passed, M failed"; exits non-zero if any failed."""
@@ -144,6 +145,18 @@ with tempfile.TemporaryDirectory() as tmp:
               r2.returncode == 0 and {x["bnet"]: float(x["prediction_s"]) for x in rows2[1:]} == pred, detail(r2))
         r3, rows3, _, _ = sweep(rec, tmp, "--target", "paper-16", "--vary", "bnet=0.5x,1x,2x", "--jobs", "1")
         check("--jobs 1 gives the same rows", r3.returncode == 0 and rows3 == rows, detail(r3))
+        # replays side by side share the CPUs for loading: each gets its share
+        r5, rows5, _, _ = sweep(rec, tmp, "--target", "paper-16", "--vary", "bnet=0.5x,1x,2x", "--jobs", "2",
+                                "--stats")
+        m = re.search(r"^sweep: 4 replays, (\d+) at once, (\d+) loader threads? each: ([0-9.]+) s wall, "
+                      r"the replays' own ([0-9.]+) s summed", r5.stderr, re.M)
+        share = max(1, len(os.sched_getaffinity(0)) // 2)
+        check(f"--jobs 2 --stats: 2 replays at once, {share} loader thread(s) each, the same rows",
+              r5.returncode == 0 and rows5 == rows and m and m.group(1) == "2" and int(m.group(2)) == share
+              and float(m.group(4)) > 0, detail(r5))
+        bad = vaced("replay", rec, "--target", "paper-16", "--loaders", "0")
+        check("vaced replay --loaders 0: exit 2, naming it", bad.returncode == 2 and "--loaders" in bad.stderr,
+              detail(bad))
         uniform = direct(rec, "paper-16", tmp, "--uniform-compute")
         r4, rows4, _, _ = sweep(rec, tmp, "--target", "paper-16", "--vary", "bnet=1x", "--uniform-compute")
         check("--uniform-compute: the base row is vaced replay --uniform-compute's prediction, to the "

@@ -10,6 +10,7 @@
 
 static const char usage[] =
     "usage: vaced-replay DIR --target T [--json FILE] [--quiet] [--uniform-compute] [--stats]\n"
+    "                    [--loaders N]\n"
     "\n"
     "Re-times the execution recorded in DIR (VACED_RECORD=DIR, or vaced run\n"
     "--record DIR) on target T, a path or a name as VACED_TARGET, for the\n"
@@ -24,7 +25,10 @@ static const char usage[] =
     "                the k-th segments of the ranks with its sequence of calls:\n"
     "                the prediction without the host's measurement noise, for\n"
     "                programs whose ranks do the same work (docs/replay.md)\n"
-    "  --stats       on stderr: events replayed, host seconds, events a second\n"
+    "  --loaders N   load the record with N threads (default: one a CPU this\n"
+    "                process may use, at most 8); for replays run side by side\n"
+    "  --stats       on stderr: events replayed, host seconds, events a second,\n"
+    "                and the same over the process's CPU time\n"
     "  --dump R      print rank R's record, one event a line, and exit\n";
 
 static const char *const op_name[VACED_OP_LAST + 1] = {
@@ -95,6 +99,14 @@ int main(int argc, char **argv)
             return dump(dir, atoi(argv[i + 1]));
         } else if (!strcmp(argv[i], "--uniform-compute")) {
             vaced_replay_uniform_compute(1);
+        } else if (!strcmp(argv[i], "--loaders") && i + 1 < argc) {
+            char *end;
+            long n = strtol(argv[++i], &end, 10);
+            if (*end || n < 1 || n > 1024) {
+                fprintf(stderr, "vaced replay: --loaders %s: not a number of threads\n", argv[i]);
+                return 2;
+            }
+            vaced_replay_loaders((int)n);
         } else if (!strcmp(argv[i], "--stats")) {
             stats = 1;
         } else if (argv[i][0] != '-' && !dir) {
@@ -110,10 +122,12 @@ int main(int argc, char **argv)
         return 2;
     }
     char err[2048];
-    struct timespec t0, t1;
+    struct timespec t0, t1, c0, c1;
     unsigned long long events = 0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
     int rc = vaced_replay_run(dir, target, &events, err, sizeof err);
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
     clock_gettime(CLOCK_MONOTONIC, &t1);
     if (rc) {
         fprintf(stderr, "vaced replay: %s\n", err);
@@ -123,6 +137,11 @@ int main(int argc, char **argv)
         double s = (double)(t1.tv_sec - t0.tv_sec) + 1e-9 * (double)(t1.tv_nsec - t0.tv_nsec);
         fprintf(stderr, "vaced replay: %llu events in %.3f s: %.2f million events a second\n",
                 events, s, s > 0 ? 1e-6 * (double)events / s : 0);
+        /* what the replay itself took of the CPUs, whoever else runs (the
+         * loading threads' included) */
+        double c = (double)(c1.tv_sec - c0.tv_sec) + 1e-9 * (double)(c1.tv_nsec - c0.tv_nsec);
+        fprintf(stderr, "vaced replay: %.3f s of CPU: %.2f million events a CPU second\n", c,
+                c > 0 ? 1e-6 * (double)events / c : 0);
     }
     return 0;
 }

@@ -18,12 +18,13 @@ import struct
 import subprocess
 import sys
 import tempfile
+import time
 from concurrent.futures import ThreadPoolExecutor, as_completed
 
 SWEEP_HELP = """\
 usage: vaced sweep DIR --target T --vary KEY=V1,V2,... [--vary ...]
                    [--targets T1,T2,...] [--csv FILE] [--plot FILE.png] [--jobs N]
-                   [--uniform-compute]
+                   [--uniform-compute] [--stats]
 
 Re-times the execution recorded in DIR (vaced run --record DIR) on variants
 of target T, as `vaced replay` does for one target (docs/replay.md, Sweeps),
@@ -47,10 +48,13 @@ its change against T's own replay.
   --plot FILE.png  draw the prediction against each varied key (log2 axis)
                    and the --targets as bars (needs matplotlib:
                    apt-get install python3-matplotlib)
-  --jobs N         replays run at once (default: the CPUs this process may use)
+  --jobs N         replays run at once (default: the CPUs this process may use);
+                   each loads its record with its share of the CPUs
   --uniform-compute
                    every replay with computation uniform across ranks, as
                    vaced replay --uniform-compute (docs/replay.md)
+  --stats          on stderr: the sweep's wall time, the sum of its
+                   replays' wall times and their ratio (bench/sweep-speedup.sh)
   -h, --help       this text
 
 After the table, one line per numeric key: the change of the prediction per
@@ -169,8 +173,8 @@ def parse(argv):
         if a in ("-h", "--help"):
             o["help"] = True
             return o
-        if a == "--uniform-compute":
-            o["uniform"] = True
+        if a in ("--uniform-compute", "--stats"):
+            o[a[2:].replace("-", "_")] = True
             i += 1
             continue
         name, eq, value = a.partition("=")
@@ -255,7 +259,7 @@ def checker_message(msg, path):
 class Sweep:
     def __init__(self, o):
         self.dir = o["dir"]
-        self.uniform = o.get("uniform", False)
+        self.uniform = o.get("uniform_compute", False)
         self.ranks = record_ranks(self.dir)
         self.base_path = FE.resolve_target(o["--target"])
         FE.check_target(self.base_path, self.ranks, quiet=True)
@@ -323,11 +327,14 @@ class Sweep:
             out.append(("target", spec, {}, path))
         return out
 
-    def replay(self, tool, path, n):
+    def replay(self, tool, path, n, loaders):
         out = os.path.join(self.tmp, f"replay-{n:05d}.json")
-        r = subprocess.run([tool, self.dir, "--target", path, "--json", out, "--quiet"] +
+        start = time.monotonic()
+        r = subprocess.run([tool, self.dir, "--target", path, "--json", out, "--quiet",
+                            "--loaders", str(loaders)] +
                            (["--uniform-compute"] if self.uniform else []),
                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+        self.replay_s[n] = time.monotonic() - start
         if r.returncode != 0:
             return None, (r.stderr.strip() or r.stdout.strip() or f"status {r.returncode}")
         try:
@@ -336,15 +343,22 @@ class Sweep:
         except (OSError, ValueError) as e:
             return None, f"no JSON report ({e})"
 
-    def run(self, jobs):
+    def run(self, jobs, stats=False):
         self.tmp = tempfile.mkdtemp(prefix="vaced-sweep.")
         try:
             points = self.points()
             tool = FE.c_tool("vaced-replay")     # built once, before the replays run at once
             results = [None] * len(points)
+            self.replay_s = [0.0] * len(points)
+            # the replays at once share the CPUs: each loads its record with
+            # its share, not one thread a CPU each
+            at_once = max(1, min(jobs, len(points)))
+            loaders = max(1, len(os.sched_getaffinity(0)) // at_once)
             tty = sys.stderr.isatty()
+            start = time.monotonic()
             with ThreadPoolExecutor(max_workers=jobs) as pool:
-                futures = {pool.submit(self.replay, tool, p[3], n): n for n, p in enumerate(points)}
+                futures = {pool.submit(self.replay, tool, p[3], n, loaders): n
+                           for n, p in enumerate(points)}
                 done = 0
                 for fut in as_completed(futures):
                     n = futures[fut]
@@ -365,6 +379,11 @@ class Sweep:
             if tty:
                 sys.stderr.write("\r\033[K")
                 sys.stderr.flush()
+            if stats:
+                wall, total = time.monotonic() - start, sum(self.replay_s)
+                sys.stderr.write(f"sweep: {len(points)} replays, {at_once} at once, {loaders} loader "
+                                 f"thread{'s' if loaders > 1 else ''} each: {wall:.3f} s wall, the "
+                                 f"replays' own {total:.3f} s summed ({total / wall:.2f}x)\n")
         finally:
             shutil.rmtree(self.tmp, ignore_errors=True)
         return [Row(p, d, results[0]["prediction_s"]) for p, d in zip(points, results)]
@@ -591,7 +610,7 @@ def main(argv, fe):
         if how is None:
             raise FE.Failure(f"--plot needs matplotlib, which neither {sys.executable} nor {SYSTEM_PYTHON} "
                              "can import: apt-get install python3-matplotlib (or pip install matplotlib)")
-    rows = sweep.run(jobs)
+    rows = sweep.run(jobs, o.get("stats", False))
     keys = [k for k, _ in sweep.vary]
     sys.stdout.write(format_table(keys, rows))
     for key in keys:

@@ -19,4 +19,9 @@ int vaced_replay_run(const char *dir, const char *target, unsigned long long *ev
  * across ranks (docs/replay.md#uniform-computation); off by default. */
 void vaced_replay_uniform_compute(int on);
 
+/* How many threads the replays that follow load a record with (its ranks'
+ * files are checked in parallel); 0, the default: one a CPU this process
+ * may run on.  Replays run side by side (vaced sweep) share the CPUs. */
+void vaced_replay_loaders(int n);
+
 #endif

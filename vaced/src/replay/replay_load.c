@@ -6,12 +6,14 @@
 #include <sched.h>
 #include <stdarg.h>
 #include <stdatomic.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "sim/sim.h"
 #include "sim/rank_state.h"
+#include "replay/replay.h"
 #include "replay/replay_load.h"
 
 static int fail(char *err, size_t len, const char *fmt, ...)
@@ -147,8 +149,7 @@ static void load_rank(const char *dir, struct load_job *j)
         return;
     r->msgs = calloc((size_t)r->nmsgs + 1, sizeof *r->msgs);
     r->in = calloc((size_t)j->size, sizeof *r->in);
-    r->state = calloc(1, vaced_rank_state_size());
-    if (!r->msgs || !r->in || !r->state) {
+    if (!r->msgs || !r->in) {
         fail(j->err, sizeof j->err, "out of memory for rank %d", j->rank);
         return;
     }
@@ -172,11 +173,40 @@ static void *load_worker(void *arg)
     return NULL;
 }
 
-/* Threads for loading: the CPUs this process may run on, at most 8. */
+/* The ranks' model states, one block each, in one mapping (huge pages
+ * where the kernel gives them): the model zeroes every block at its
+ * start, most of a block being the wait history, and a block a mapping
+ * cost a page fault for each of its pages, then a munmap each. */
+static size_t states_bytes(int n)
+{
+    return (size_t)n * vaced_rank_state_size();
+}
+
+static void *map_states(int n)
+{
+    void *p = mmap(NULL, states_bytes(n), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
+                   -1, 0);
+    if (p == MAP_FAILED)
+        return NULL;
+#ifdef MADV_HUGEPAGE
+    madvise(p, states_bytes(n), MADV_HUGEPAGE);
+#endif
+    return p;
+}
+
+static int loaders;             /* vaced_replay_loaders; 0: the CPUs */
+
+void vaced_replay_loaders(int n)
+{
+    loaders = n > 0 ? n : 0;
+}
+
+/* Threads for loading: as vaced_replay_loaders says, else the CPUs this
+ * process may run on; at most 8, and no more than ranks. */
 static int load_threads(int ranks)
 {
     cpu_set_t set;
-    int n = sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
+    int n = loaders ? loaders : sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
     n = n < 8 ? n : 8;
     return n < ranks ? n : ranks;
 }
@@ -201,13 +231,18 @@ int vaced_replay_load(const char *dir, int segments, struct rank_run **ranks, in
     }
     struct rank_run *rs = calloc((size_t)n, sizeof *rs);
     struct load_pool pool = { dir, calloc((size_t)n, sizeof *pool.jobs), n, 0 };
-    if (!rs || !pool.jobs) {
+    void *states = map_states(n);
+    if (!rs || !pool.jobs || !states) {
         free(rs);
         free(pool.jobs);
+        if (states)
+            munmap(states, states_bytes(n));
         return fail(err, len, "out of memory for %d ranks", n);
     }
-    for (int i = 0; i < n; i++)
+    for (int i = 0; i < n; i++) {
         pool.jobs[i] = (struct load_job){ .r = &rs[i], .rank = i, .size = n, .segments = segments };
+        rs[i].state = (char *)states + (size_t)i * vaced_rank_state_size();
+    }
     /* ranks load independently: the files' hashes and surveys on every
      * CPU the replay may use */
     pthread_t tid[8];
@@ -245,6 +280,7 @@ bad:
 /* A rank whose model never started has no state to release. */
 void vaced_replay_unload(struct rank_run *ranks, int size)
 {
+    void *states = ranks && size ? ranks[0].state : NULL;
     for (int i = 0; ranks && i < size; i++) {
         struct rank_run *r = &ranks[i];
         if (r->state && r->started) {
@@ -259,8 +295,9 @@ void vaced_replay_unload(struct rank_run *ranks, int size)
         free(r->fires);
         free(r->seg_off);
         free(r->seg_ps);
-        free(r->state);
     }
     vaced_rank_state_bind_live();
+    if (states)
+        munmap(states, states_bytes(size));
     free(ranks);
 }
