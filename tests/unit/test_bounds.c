@@ -11,7 +11,8 @@
 #include "progress/peers.h"
 #include "clock/clock_test.h"
 #include "sim/sim_test.h"
-#include "progress/progress.h"
+#include "progress/waits.h"
+#include "progress/wildcard_bounds.h"
 
 #define US(x) ((vaced_time_t) ((x) * 1000000LL))
 

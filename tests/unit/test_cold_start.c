@@ -9,7 +9,7 @@
 #include "paper16.h"
 #include "clock/clock_test.h"
 #include "sim/sim_test.h"
-#include "progress/progress.h"
+#include "progress/waits.h"
 
 /* Spins for about `us` of CPU time (the segment's work). */
 static void spin(long us)

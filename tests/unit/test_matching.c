@@ -8,7 +8,8 @@
 #include "clock/clock_test.h"
 #include "sim/sim_test.h"
 #include "progress/peers.h"
-#include "progress/progress.h"
+#include "progress/wildcard_bounds.h"
+#include "progress/matching.h"
 
 #define US(x) ((vaced_time_t) ((x) * 1000000LL))
 #define NRANKS 4

@@ -9,6 +9,9 @@
 #include "sim/sim_test.h"
 #include "network/send.h"
 #include "progress/progress_test.h"
+#include "progress/early_queue.h"
+#include "progress/receive.h"
+#include "progress/handling.h"
 
 #define US(x) ((vaced_time_t) ((x) * 1000000LL))     /* microseconds in ps */
 
@@ -128,7 +131,7 @@ int main(int argc, char **argv)
     test_self_and_rendezvous();
     test_found_at_post();
     vaced_running = 0;
-    vaced_free_deferred();
+    vaced_free_parked();
     vaced_recv_turns_free();
     vaced_target_free(t);
     return CHECK_REPORT();

@@ -18,6 +18,11 @@
 #include "network/send.h"
 #include "progress/peers.h"
 #include "progress/progress_test.h"
+#include "progress/early_queue.h"
+#include "progress/wildcard_bounds.h"
+#include "progress/matching.h"
+#include "progress/receive.h"
+#include "progress/handling.h"
 #include "report/trace.h"
 #include "tmptext.h"
 
@@ -86,7 +91,7 @@ static void start(struct vaced_target *t, int rank)
 
 static void release(void)
 {
-    vaced_free_deferred();
+    vaced_free_parked();
     vaced_bounds_free();
     vaced_send_free();
     vaced_peers_free();
@@ -167,7 +172,7 @@ int main(int argc, char **argv)
     CHECK_NEAR_I64(flight(3), cold_ps, 2);
     CHECK_NEAR_I64(flight(2), cold_ps, 2);
     CHECK_EQ_I64(vaced_cpu_occupy(0, US(5), 0), US(5));
-    vaced_defer(4, US(40), fire_b, NULL);
+    vaced_park(4, US(40), fire_b, NULL);
     struct vaced_bound_pkt q = { .msg = VACED_BOUND_REQUEST, .seq = 1, .rank = -1, .t = US(1000) };
     vaced_bound_received(6, &q);
     CHECK(vaced_bounds_pending());
@@ -182,7 +187,7 @@ int main(int argc, char **argv)
     CHECK_EQ_U64(vaced_peers_count(2, 1), 0);
     CHECK(!vaced_peers_owes(4));
     CHECK(!vaced_bounds_pending());
-    CHECK_EQ_I64(vaced_fire_deferred(INT64_MAX), 0);
+    CHECK_EQ_I64(vaced_fire_parked(INT64_MAX), 0);
     CHECK_EQ_I64(fired_b, 0);
     CHECK_NEAR_I64(flight(3), warm_ps, 2);      /* warm now */
     CHECK(vaced_claimed(&msg));
@@ -199,7 +204,7 @@ int main(int argc, char **argv)
     CHECK(vaced_peers_owes(4));
     CHECK(vaced_bounds_pending());
     CHECK_NEAR_I64(flight(3), cold_ps, 2);      /* its second to 3 */
-    CHECK_EQ_I64(vaced_fire_deferred(INT64_MAX), 1);
+    CHECK_EQ_I64(vaced_fire_parked(INT64_MAX), 1);
     CHECK_EQ_I64(fired_b, 1);
     CHECK(!vaced_peers_owes(4));
     CHECK(!vaced_claimed(&msg));

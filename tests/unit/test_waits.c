@@ -17,6 +17,11 @@
 #include "network/send.h"
 #include "progress/sending.h"
 #include "progress/progress_test.h"
+#include "progress/early_queue.h"
+#include "progress/receive.h"
+#include "progress/handling.h"
+#include "progress/wildcard_bounds.h"
+#include "progress/matching.h"
 #include "tmptext.h"
 
 #define US(x) ((vaced_time_t) ((x) * 1000000LL))     /* microseconds in ps */
@@ -309,8 +314,8 @@ static void test_early_queue(struct vaced_target *t)
     CHECK(!vaced_early(US(90)));
 
     fired = 0;
-    vaced_defer(1, US(200), fire_note, NULL);     /* parked at tV = 100 */
-    vaced_defer(1, US(180), fire_note, NULL);
+    vaced_park(1, US(200), fire_note, NULL);     /* parked at tV = 100 */
+    vaced_park(1, US(180), fire_note, NULL);
     vaced_clock_set(US(150));
     vaced_poll();                              /* a test at 150: nothing due */
     CHECK_EQ_I64(fired, 0);
@@ -334,8 +339,8 @@ static void test_early_queue(struct vaced_target *t)
     /* a blocking wait sends everything parked when it starts: what arrives
      * later is answered on arrival, inside the wait */
     fired = 0;
-    vaced_defer(1, US(300), fire_note, NULL);
-    vaced_defer(1, US(265), fire_note, NULL);
+    vaced_park(1, US(300), fire_note, NULL);
+    vaced_park(1, US(265), fire_note, NULL);
     vaced_clock_set(US(280));
     vaced_wait_begin();
     CHECK_EQ_I64(fired, 2);
@@ -347,13 +352,13 @@ static void test_early_queue(struct vaced_target *t)
     /* parked at a post: never answered before the post */
     fired = 0;
     vaced_clock_set(US(500));
-    vaced_defer(1, US(290), fire_note, NULL);
+    vaced_park(1, US(290), fire_note, NULL);
     vaced_clock_set(US(510));
     vaced_wait_begin();
     vaced_wait_end();
     CHECK_EQ_I64(fired, 1);
     CHECK_NEAR_I64(fired_ta[0], US(510) + l3, tol);
-    vaced_free_deferred();
+    vaced_free_parked();
 }
 
 /* Spends `ms` of this thread's CPU time. */

@@ -245,7 +245,7 @@ vaced_time_t vaced_msg_arrival(const struct vaced_msg *m);
 /* --- The early queue ---------------------------------------------------- */
 
 /* Whether the response to a message arriving on the target at `ta` is to
- * be parked (vaced_defer) rather than sent now.  At a receive post
+ * be parked (vaced_park) rather than sent now.  At a receive post
  * (at_post): when no progress point of this rank has seen the message yet,
  * so the target still holds it in its message buffer and the post does
  * not find it.  From a packet handler: when the message reaches the target
@@ -263,7 +263,7 @@ typedef void (*vaced_fire_fn)(void *arg);
  * now.  A blocking wait sends every parked response when it starts (at
  * `due` if that is later than the wait's start), so a rank can never wait
  * for a response it holds. */
-void vaced_defer(int peer, vaced_time_t due, vaced_fire_fn fire, void *arg);
+void vaced_park(int peer, vaced_time_t due, vaced_fire_fn fire, void *arg);
 
 /* A non-blocking progress point (MPI_Test*, MPI_Iprobe, MPI_Improbe) at
  * tV: recorded in the wait history, and parked responses due by now are

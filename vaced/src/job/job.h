@@ -9,8 +9,9 @@
 #define VACED_JOB_H
 
 #include "vaced.h"
-#include "machine/target.h"
 #include "cputime/cputime.h"
+
+struct vaced_target;    /* machine/target.h: job/ lies below the description's parser */
 
 struct vaced_sim {
     int rank, size;

@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "job/job.h"
+#include "machine/target.h"
 #include "network/overhead.h"
 #include "network/send.h"
 #include "job/state_slot.h"

@@ -3,7 +3,9 @@
 #include <stdlib.h>
 #include "network/overhead.h"
 #include "progress/early_queue.h"
-#include "progress/progress.h"
+#include "progress/waits.h"
+#include "progress/handling.h"
+#include "progress/early_queue.h"
 #include "progress/peers.h"
 #include "job/state_slot.h"
 #include "record/record.h"
@@ -12,7 +14,7 @@
 static struct vaced_early_queue early_live, *early = &early_live;
 VACED_STATE_SLOT(vaced_early_slot, early, early_live);
 
-void vaced_early_reset(void)
+void vaced_parked_reset(void)
 {
     *early = (struct vaced_early_queue){ 0 };
 }
@@ -65,7 +67,7 @@ static void fire_recorded(vaced_fire_fn fire, void *arg, int id)
     vaced_rec_fire_end(saved);
 }
 
-void vaced_defer(int peer, vaced_time_t due, vaced_fire_fn fire, void *arg)
+void vaced_park(int peer, vaced_time_t due, vaced_fire_fn fire, void *arg)
 {
     struct vaced_early_queue *q = early;
     if (vaced_rec_enter()) {
@@ -77,7 +79,7 @@ void vaced_defer(int peer, vaced_time_t due, vaced_fire_fn fire, void *arg)
     int id = ++q->parked;
     if (q->count == q->cap) {
         unsigned cap = q->cap ? 2 * q->cap : 16;
-        struct vaced_deferred *items = realloc(q->items, cap * sizeof *items);
+        struct vaced_parked *items = realloc(q->items, cap * sizeof *items);
         if (!items) {           /* cannot park: answer now, as MPICH would */
             fire_recorded(fire, arg, id);
             return;
@@ -88,18 +90,18 @@ void vaced_defer(int peer, vaced_time_t due, vaced_fire_fn fire, void *arg)
     unsigned i = q->count++;
     for (; i > 0 && q->items[i - 1].due > due; i--)    /* keep due order */
         q->items[i] = q->items[i - 1];
-    q->items[i] = (struct vaced_deferred){ due, vaced_clock_tv(), peer, fire, arg, id };
+    q->items[i] = (struct vaced_parked){ due, vaced_clock_tv(), peer, fire, arg, id };
     vaced_peers_parked(peer, 1);
 }
 
-int vaced_fire_deferred(vaced_time_t limit)
+int vaced_fire_parked(vaced_time_t limit)
 {
     int fired = 0;
     struct vaced_early_queue *q = early;
     struct vaced_waits *w = &vaced_progress_st->waits;
     vaced_time_t cur = w->depth > 0 ? w->start : vaced_clock_tv();
     while (q->count > 0 && q->items[0].due <= limit) {
-        struct vaced_deferred d = q->items[0];
+        struct vaced_parked d = q->items[0];
         q->count--;
         for (unsigned i = 0; i < q->count; i++)
             q->items[i] = q->items[i + 1];
@@ -132,7 +134,7 @@ static void poll(void)
         last->end = vaced_clock_tv();
     else
         vaced_waits_record(w, vaced_clock_tv(), vaced_clock_tv());
-    if (vaced_fire_deferred(vaced_clock_tv()))
+    if (vaced_fire_parked(vaced_clock_tv()))
         vaced_test_restart();   /* sending the responses is not the program's polling */
 }
 
@@ -144,7 +146,7 @@ void vaced_poll(void)
     vaced_rec_leave();
 }
 
-void vaced_free_deferred(void)
+void vaced_free_parked(void)
 {
     free(early->items);
     *early = (struct vaced_early_queue){ 0 };

@@ -1,13 +1,15 @@
 /* Handling times (Algorithm 3): when this rank's progress engine handles
  * a message that arrives at ta, and the responses it sends from there. */
 #include "job/job.h"
+#include "machine/target.h"
 #include "network/overhead.h"
 #include "network/send.h"
-#include "progress/progress.h"
+#include "progress/waits.h"
+#include "progress/handling.h"
 #include "record/record.h"
 #include "progress/peers.h"
 #include "report/trace.h"
-#include "progress/awaited.h"
+#include "report/awaited.h"
 
 /* The target's wake-up delay of a message reaching this rank at `ta`: 0
  * unless the rank was then blocked in a wait, idle long enough to sleep.

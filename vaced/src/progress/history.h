@@ -1,7 +1,7 @@
 /* Wait history and handling times: the paper's Algorithms 2 and 3.
  * Pure data structure over target times, unit-tested without a clock. */
-#ifndef VACED_WAITS_H
-#define VACED_WAITS_H
+#ifndef VACED_HISTORY_H
+#define VACED_HISTORY_H
 
 #include "clock/vtime.h"
 

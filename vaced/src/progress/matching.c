@@ -5,7 +5,9 @@
  * first message is proven; tests and probes wait on the host until the
  * target's answer is known; Waitany reports the target's first. */
 #include <stdlib.h>
-#include "progress/progress.h"
+#include "progress/wildcard_bounds.h"
+#include "progress/matching.h"
+#include "progress/receive.h"
 #include "record/record.h"
 #include "job/state_slot.h"
 

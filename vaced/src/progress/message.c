@@ -2,10 +2,13 @@
  * MPICH request, and the answers about it that the receive side computes
  * (receive.c) from the rank's waits. */
 #include "network/send.h"
-#include "progress/progress.h"
+#include "progress/waits.h"
+#include "progress/matching.h"
+#include "progress/handling.h"
+#include "progress/receive.h"
 #include "record/record.h"
 #include "report/trace.h"
-#include "progress/awaited.h"
+#include "report/awaited.h"
 
 /* Each event below is logged when MPICH calls it (record.h); the model's
  * own calls are not. */

@@ -3,7 +3,7 @@
 #ifndef VACED_PROGRESS_TEST_H
 #define VACED_PROGRESS_TEST_H
 
-#include "progress/progress.h"
+#include "progress/waits.h"
 
 static inline struct vaced_waits *vaced_progress_test_waits(void)
 {

@@ -2,8 +2,10 @@
  * whether a wait, a poll or the receive's post finds it. */
 #include "network/overhead.h"
 #include "network/send.h"
-#include "progress/progress.h"
-#include "progress/awaited.h"
+#include "progress/waits.h"
+#include "progress/handling.h"
+#include "progress/receive.h"
+#include "report/awaited.h"
 #include "report/breakdown.h"
 #include "report/trace.h"
 

@@ -2,8 +2,9 @@
  * latest completion it reports or the end of the receiving CPU's last
  * turn (AWTend). */
 #include <string.h>
-#include "progress/progress.h"
-#include "progress/awaited.h"
+#include "progress/waits.h"
+#include "progress/early_queue.h"
+#include "report/awaited.h"
 #include "record/record.h"
 #include "job/state_slot.h"
 
@@ -14,7 +15,7 @@ VACED_STATE_SLOT(vaced_progress_slot, vaced_progress_st, progress_live);
 void vaced_progress_reset(void)
 {
     memset(vaced_progress_st, 0, sizeof *vaced_progress_st);
-    vaced_early_reset();
+    vaced_parked_reset();
     vaced_waits_reset(&vaced_progress_st->waits);
 }
 
@@ -35,7 +36,7 @@ static void wait_begin(void)
         /* Parked responses go out now: those due later are handled during
          * this wait on the target if it depends on them, and the host must
          * not block while holding them. */
-        vaced_fire_deferred(INT64_MAX);
+        vaced_fire_parked(INT64_MAX);
     }
 }
 

@@ -32,7 +32,9 @@
 #include <stdlib.h>
 #include "clock/clock.h"
 #include "job/job.h"
-#include "progress/progress.h"
+#include "machine/target.h"
+#include "progress/waits.h"
+#include "progress/wildcard_bounds.h"
 #include "progress/peers.h"
 #include "job/state_slot.h"
 

@@ -7,7 +7,7 @@
  * anything that reads that connection or asks about that message. */
 #include <stdlib.h>
 #include "clock/clock.h"
-#include "progress/progress.h"
+#include "progress/waits.h"
 #include "replay/late_reads.h"
 
 struct late_read {

@@ -14,7 +14,8 @@
 #include <stdlib.h>
 #include "vaced.h"
 #include "clock/clock.h"
-#include "progress/progress.h"
+#include "progress/early_queue.h"
+#include "progress/waits.h"
 #include "replay/protocol.h"
 
 /* One message changing protocol. */
@@ -199,7 +200,7 @@ static void *fire_arg(int32_t i, int data)
     return (void *)((uintptr_t)i << 1 | (uintptr_t)data);
 }
 
-/* The model fires a parked CTS or DATA of conversion arg >> 1 (vaced_defer's
+/* The model fires a parked CTS or DATA of conversion arg >> 1 (vaced_park's
  * fire), on the rank whose calls run. */
 static void fire(void *arg)
 {
@@ -216,7 +217,7 @@ static int answer_rts(struct rank_run *r, int32_t i, vaced_time_t rts_ta, int at
 {
     if (!vaced_parks(rts_ta, at_post))
         return send_cts(r, i);
-    vaced_defer(cv.c[i].sender, rts_ta, fire, fire_arg(i, 0));
+    vaced_park(cv.c[i].sender, rts_ta, fire, fire_arg(i, 0));
     return 0;
 }
 
@@ -230,7 +231,7 @@ static int handle_syn(struct rank_run *r, int from, const struct syn_pkt *p)
     if (p->kind == VACED_PKT_CTS) {
         if (vaced_parks(ta, 0)) {       /* MPIDI_Vaced_park_pkt */
             c->cts_parked = 1;
-            vaced_defer(from, ta, fire, fire_arg(p->conv, 1));
+            vaced_park(from, ta, fire, fire_arg(p->conv, 1));
         } else {
             rc = send_data(r, p->conv);
         }
@@ -559,7 +560,7 @@ static int complete(struct rank_run *r, int32_t i, size_t offset)
             return -1;
         if (got)
             continue;
-        if (sending && c->cts_parked && vaced_fire_deferred(INT64_MAX))
+        if (sending && c->cts_parked && vaced_fire_parked(INT64_MAX))
             continue;
         /* the wait's progress: what has come from the others, and the RTS
          * they wait on an answer for */

@@ -13,7 +13,9 @@
 #include "clock/clock.h"
 #include "sim/sim.h"
 #include "sim/rank_state.h"
-#include "progress/progress.h"
+#include "progress/handling.h"
+#include "progress/early_queue.h"
+#include "progress/waits.h"
 #include "record/record.h"
 #include "report/breakdown.h"
 #include "report/report.h"
@@ -25,6 +27,7 @@
 #include "replay/replay_load.h"
 #include "replay/to_eager.h"
 #include "replay/uniform.h"
+#include "machine/target.h"
 
 static struct {
     struct rank_run *ranks;     /* loaded (replay_load.c), run through ranks.h */
@@ -138,7 +141,7 @@ static int run_block(struct rank_run *r, size_t *pos, size_t end)
     return vaced_replay_failed() ? -1 : 0;
 }
 
-/* The model fires a parked response (vaced_defer's fire). */
+/* The model fires a parked response (vaced_park's fire). */
 static void fire_recorded(void *arg)
 {
     struct rank_run *r = vaced_ranks_current();
@@ -345,7 +348,7 @@ static int execute(struct rank_run *r, const struct vaced_log_event *e)
                 vaced_replay_diverged(DIV_PARK, e->offset);
             break;
         case VACED_OP_DEFER:
-            vaced_defer(e->peer, eval(r, e), fire_recorded, (void *)(uintptr_t)++r->defers);
+            vaced_park(e->peer, eval(r, e), fire_recorded, (void *)(uintptr_t)++r->defers);
             break;
         case VACED_OP_FIRE_BEGIN: {
             struct fire_block *b = &r->fires[e->value - 1];
@@ -458,7 +461,7 @@ static int unstall(void)
         vaced_ranks_set_current(r);
         vaced_rank_state_bind(r->state);
         r->cursor = &r->pos;
-        if (vaced_fire_deferred(INT64_MAX))
+        if (vaced_fire_parked(INT64_MAX))
             vaced_replay_diverged(DIV_PARK, r->pos);
     }
     return vaced_ranks_any_runnable();

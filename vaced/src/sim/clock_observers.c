@@ -4,7 +4,7 @@
  * boundaries, where tV is current. */
 #include <string.h>
 #include "clock/clock_observer.h"
-#include "progress/progress.h"
+#include "progress/wildcard_bounds.h"
 #include "record/record.h"
 #include "report/breakdown.h"
 #include "report/calls.h"

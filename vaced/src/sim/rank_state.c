@@ -23,7 +23,7 @@ static const struct vaced_state_slot *const slots[] = {
     &vaced_bounds_slot,         /* progress/wildcard_bounds.c */
     &vaced_trace_slot,          /* report/trace.c */
     &vaced_breakdown_slot,      /* report/breakdown.c */
-    &vaced_awaited_slot,        /* progress/awaited.c */
+    &vaced_awaited_slot,        /* report/awaited.c */
 };
 enum { NSLOTS = sizeof slots / sizeof slots[0] };
 

@@ -13,9 +13,12 @@
 #include "network/send.h"
 #include "report/trace.h"
 #include "report/report.h"
-#include "progress/progress.h"
+#include "progress/waits.h"
+#include "progress/wildcard_bounds.h"
+#include "progress/matching.h"
+#include "progress/early_queue.h"
 #include "progress/peers.h"
-#include "progress/awaited.h"
+#include "report/awaited.h"
 #include "report/breakdown.h"
 #include "report/calls.h"
 #include "record/record.h"
@@ -24,6 +27,7 @@
 #include "replay/compute_from.h"
 #include "sim/rank_state.h"
 #include "sim/clock_observers.h"
+#include "machine/target.h"
 
 
 #ifndef VACED_TOPO_DIR
@@ -187,7 +191,7 @@ int vaced_sim_start_replay(int rank, int size, struct vaced_target *t, const cha
 
 void vaced_sim_release(void)
 {
-    vaced_free_deferred();
+    vaced_free_parked();
     vaced_bounds_free();
     vaced_sim_st->target = NULL;        /* the replay's, shared */
     vaced_send_free();
@@ -203,7 +207,7 @@ void vaced_sim_end(double out[VACED_SUMMARY_LEN])
     if (vaced_running) {
         vaced_activity_begin();                 /* E_end: tV += t2 - t1 */
         vaced_trace_close(vaced_sim_st->rank);
-        vaced_fire_deferred(INT64_MAX);         /* before connections close */
+        vaced_fire_parked(INT64_MAX);         /* before connections close */
         vaced_running = 0;
         vaced_sim_st->ended = 1;
         vaced_bounds_activity_point();          /* "finalizing" to pending askers */
@@ -279,7 +283,7 @@ void vaced_shutdown(void)
     vaced_running = 0;
     vaced_calls_free();
     vaced_trace_close(vaced_sim_st->rank);   /* a job that never reached vaced_sim_end */
-    vaced_free_deferred();
+    vaced_free_parked();
     vaced_bounds_free();
     vaced_target_free(vaced_sim_st->target);
     vaced_sim_st->target = NULL;

@@ -3,8 +3,7 @@
 #include <string.h>
 #include "network/overhead.h"
 #include "network/send.h"
-#include "progress/awaited.h"
-#include "progress/progress.h"
+#include "report/awaited.h"
 #include "report/breakdown.h"
 #include "report/trace.h"
 #include "job/state_slot.h"
