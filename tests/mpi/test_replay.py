@@ -7,7 +7,8 @@
 2. On other targets (the torus, fat tree and dragonfly files; bnet x0.5
    and x2; latency x0.5 and x4), the replay agrees within 1 % with a live
    run on that target whose compute segments are the record's
-   (VACED_COMPUTE_FROM), so that the two differ by the model alone.
+   (VACED_COMPUTE_FROM), so that the two differ by the model alone, and
+   flags nothing: the mini-apps take one path whatever the timing.
 3. A message whose protocol changes on the target is re-timed with the
    target's protocol: the replay agrees with the live run on that target
    and flags nothing, eager on the record and rendezvous there (is, cg,
@@ -16,8 +17,9 @@
    on paper-16): within 1 % for the mini-apps, 0.01 % for two ranks.
 4. Where the target could change the recorded execution the replay says
    so: a wildcard race and a Waitany race (tests/mpi/race.c), a polling
-   loop, a program that relies on eager buffering; its error against the
-   live run is printed.
+   loop on MPI_Test, a program that relies on eager buffering; its error
+   against the live run is printed.  A polling loop on MPI_Iprobe is the
+   gap docs/replay.md names: it polls otherwise live, unflagged.
 5. CH3's eager header, which the replay's protocol check assumes, is the
    one MPICH uses; the front end records and replays.
 
@@ -213,6 +215,10 @@ def other_targets(tmp, rec, np, argv, targets, tol=0.01):
         check(f"  on {os.path.basename(t)}: replay within {tol:.0%} of the live run",
               abs(diff) <= tol, f"live {data['prediction_s']:.6f} s, replay {rdata['prediction_s']:.6f} s, "
               f"{diff:+.3%}; flags {flags(rerr) or 'none'}")
+        # the mini-apps take one path whatever the timing (no wildcards,
+        # polling or Waitany races): any flag is a false alarm
+        check(f"  on {os.path.basename(t)}: nothing flagged", not flags(rerr) and not rdata["approximate"],
+              f"flags {flags(rerr) or 'none'}, approximate {rdata['approximate']}; {last(rerr)}")
 
 
 def protocol_change(rec, np, argv, target, tol):
@@ -312,6 +318,29 @@ def main():
         rrc, rdata, rerr = replay(rec, lat4)
         check("a polling loop (MPI_Test) replayed with 4 times the latency is flagged: test",
               rrc == 0 and "test" in flags(rerr) and rdata["approximate"], last(rerr))
+        if data2 and rdata:
+            print(f"  (its error against the live run: "
+                  f"{(rdata['prediction_s'] - data2['prediction_s']) / data2['prediction_s']:+.3%})")
+        # MPI_Iprobe's answer is decided in the MPICH patch and not recorded
+        # (docs/replay.md, Limits): with 4 times the latency the live run's
+        # polling loop runs more often than the record's, and the replay,
+        # which re-times the recorded polls, cannot flag it.  Should this
+        # start to be flagged, the docs' Limits change with it.
+        rec, live4 = os.path.join(tmp, "rec-iprobe"), os.path.join(tmp, "rec-iprobe-lat4")
+        argv = [exes["patterns"], "-i", "20", "-s", "1024", "hot", "probe"]
+        live(2, argv, p16, record=rec)
+        rc2, data2, _, _ = live(2, argv, lat4, record=live4, compute_from=rec)
+        rrc, rdata, rerr = replay(rec, lat4)
+
+        def polls(d):
+            dump = subprocess.run([sys.executable, VACED, "replay", d, "--dump", "1"],
+                                  capture_output=True, text=True).stdout
+            return len(re.findall(r"\btest_failed\b", dump))
+        n_rec, n_live = polls(rec), polls(live4)
+        check(f"an MPI_Iprobe polling loop with 4 times the latency polls otherwise live ({n_live} failed "
+              f"probes against the record's {n_rec}); the replay does not see it: no test flag",
+              rc2 == 0 and rrc == 0 and rdata and n_rec > 0 and n_live > n_rec and "test" not in flags(rerr),
+              last(rerr))
         if data2 and rdata:
             print(f"  (its error against the live run: "
                   f"{(rdata['prediction_s'] - data2['prediction_s']) / data2['prediction_s']:+.3%})")
