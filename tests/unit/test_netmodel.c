@@ -476,8 +476,77 @@ static void test_wakeup(void)
     check_rejected(base, bad, sizeof bad / sizeof bad[0]);
 }
 
+/* vaced_msg_cost: every term of one message at once, each worked out by
+ * hand on a 2-node target with every cost key set (Bmem 4 GB/s, Bnet
+ * 1 GB/s, Bcpu 2 GB/s, l0 = lh = 1 us, 0.5 us on one node, a 3-message
+ * warm-up at 0.5 GB/s, the injection queue). */
+static void test_msg_cost(void)
+{
+    const char *base = "name = m\ncores = 4\ncores_per_node = 2\ntopology = hierarchy\n"
+                       "hierarchy =\nhops = 0 1\nbmem = 4 GB/s\nbnet = 1 GB/s\n"
+                       "latency = 1 us\nlatency_per_hop = 1 us\n";
+    struct vaced_target *t = load_extra(base, "bcpu = 2 GB/s\nlatency_same_node = 0.5 us\n"
+                                              "net_warmup_messages = 3\nbnet_warmup = 0.5 GB/s\n"
+                                              "injection_queue = yes\n");
+    if (!t)
+        return;
+    struct vaced_msg_cost c;
+    /* across nodes, 2 MB, second message of a cold connection */
+    vaced_msg_cost(t, 1, 2, 2000000, 1, &c);
+    CHECK_EQ_I64(c.hops, 1);
+    CHECK_EQ_I64(c.copy, 500 * US);                     /* 2 MB at 4 GB/s */
+    CHECK_EQ_I64(c.cpu, 0);                             /* not on one node */
+    CHECK_EQ_I64(c.latency, 2 * US);                    /* l0 + 1 lh */
+    CHECK_EQ_I64(c.transfer, 2000 * US + 2 * US);       /* s/Bnet + l(1) */
+    CHECK_EQ_I64(c.warmup, 2000 * US);                  /* at 0.5 GB/s: 4 ms, not 2 */
+    CHECK_EQ_I64(c.wire, 2000 * US);
+    /* the same once warm, and past the warm-up (UINT64_MAX) */
+    vaced_msg_cost(t, 1, 2, 2000000, 3, &c);
+    CHECK_EQ_I64(c.warmup, 0);
+    vaced_msg_cost(t, 1, 2, 2000000, UINT64_MAX, &c);
+    CHECK_EQ_I64(c.warmup, 0);
+    CHECK_EQ_I64(c.transfer, 2002 * US);
+    /* a handshake across nodes: latency only, no wire, no warm-up */
+    vaced_msg_cost(t, 2, 1, 0, 0, &c);
+    CHECK_EQ_I64(c.copy, 0);
+    CHECK_EQ_I64(c.transfer, 2 * US);
+    CHECK_EQ_I64(c.warmup, 0);
+    CHECK_EQ_I64(c.wire, 0);
+    /* on one node: s/Bmem and the same-node latency, the CPU's share */
+    vaced_msg_cost(t, 0, 1, 2000000, 0, &c);
+    CHECK_EQ_I64(c.hops, 0);
+    CHECK_EQ_I64(c.cpu, 1000 * US);                     /* 2 MB at 2 GB/s */
+    CHECK_EQ_I64(c.latency, US / 2);
+    CHECK_EQ_I64(c.transfer, 500 * US + US / 2);
+    CHECK_EQ_I64(c.warmup, 0);
+    CHECK_EQ_I64(c.wire, 0);
+    /* to itself: a copy, no latency, no CPU share */
+    vaced_msg_cost(t, 3, 3, 2000000, 0, &c);
+    CHECK_EQ_I64(c.latency, 0);
+    CHECK_EQ_I64(c.cpu, 0);
+    CHECK_EQ_I64(c.transfer, 500 * US);
+    /* a rank out of range: no route */
+    vaced_msg_cost(t, 0, 4, 1000, 0, &c);
+    CHECK_EQ_I64(c.hops, -1);
+    CHECK_EQ_I64(c.transfer, -1);
+    /* every term as the one-term functions give it */
+    for (int src = 0; src < 4; src++)
+        for (int dst = 0; dst < 4; dst++)
+            for (uint64_t s = 0; s <= 4000000; s = s ? s * 4 : 1) {
+                vaced_msg_cost(t, src, dst, s, 0, &c);
+                CHECK_EQ_I64(c.copy, vaced_target_copy_time(t, s));
+                CHECK_EQ_I64(c.cpu, vaced_target_cpu_time(t, src, dst, s));
+                CHECK_EQ_I64(c.transfer, vaced_target_transfer_time(t, src, dst, s));
+                CHECK_EQ_I64(c.latency, vaced_target_transfer_time(t, src, dst, 0));
+                CHECK_EQ_I64(c.warmup, vaced_target_warmup_time(t, src, dst, 0, s));
+                CHECK_EQ_I64(c.wire, vaced_target_wire_time(t, src, dst, s));
+            }
+    vaced_target_free(t);
+}
+
 int main(void)
 {
+    test_msg_cost();
     test_warmup_time();
     test_warmup_min();
     test_size_factors();
