@@ -21,7 +21,12 @@ hop0: both ranks on one node: t(s) = 3 s/Bmem has no latency term, so it
 net:  two single-core nodes 1 hop apart: l(1) and 1/Bnet are fitted, Bmem
       given (from the hop0 fit).
 """
+import os
 import sys
+
+sys.dont_write_bytecode = True       # no __pycache__ in the tree
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "vaced", "tools"))
+from vaced_fit import wls  # noqa: E402  (the fit vaced-calibrate makes)
 
 EAGER = 131072          # MPICH's MPIR_CVAR_CH3_EAGER_MAX_MSG_SIZE, the topo default
 
@@ -33,17 +38,6 @@ def load(path):
         if len(f) >= 2:
             by.setdefault(int(f[0]), []).append(float(f[1]))
     return sorted((s, min(v) / 2) for s, v in by.items())
-
-
-def lstsq2(rows):
-    """min sum (a*x1 + b*x2 - y)^2 over rows (x1, x2, y)."""
-    s11 = sum(x1 * x1 for x1, _, _ in rows)
-    s12 = sum(x1 * x2 for x1, x2, _ in rows)
-    s22 = sum(x2 * x2 for _, x2, _ in rows)
-    s1y = sum(x1 * y for x1, _, y in rows)
-    s2y = sum(x2 * y for _, x2, y in rows)
-    det = s11 * s22 - s12 * s12
-    return (s1y * s22 - s2y * s12) / det, (s2y * s11 - s1y * s12) / det
 
 
 def table(pts, model):
@@ -62,8 +56,8 @@ def main():
         sys.exit("fit.py: too few sizes")
     if mode == "hop0":
         t0 = pts[0][1]
-        big = [s / t for s, t in pts if s >= 65536]
-        slope = sum(big) / sum(x * x for x in big)       # 3/Bmem
+        big = [(s, t) for s, t in pts if s >= 65536]
+        slope = wls([(s,) for s, _ in big], [t for _, t in big])[0][0]      # 3/Bmem
         bmem = 3 / slope
         model = lambda s: 3 * s / bmem
         head = [f"# {name}: this machine's 2 cores as a 2-core target: one node, hop 0 between",
@@ -88,8 +82,9 @@ def main():
     elif mode == "net":
         bmem = float(sys.argv[4])
         rate = sys.argv[5]
-        rows = [((1 if s <= EAGER else 3) / t, s / t, 1.0 - 2 * s / bmem / t) for s, t in pts]
-        lat, inv = lstsq2(rows)
+        # the copies' 2 s/Bmem are known: fit the rest, weighing by the whole t
+        (lat, inv), _ = wls([(1 if s <= EAGER else 3, s) for s, _ in pts],
+                            [t - 2 * s / bmem for s, t in pts], [1 / (t * t) for _, t in pts])
         lh = 1e-9
         if inv <= 0 or lat <= lh:
             sys.exit(f"fit.py: implausible fit (l = {lat}, 1/Bnet = {inv})")
