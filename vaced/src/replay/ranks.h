@@ -71,6 +71,7 @@ struct rank_run {
     size_t *seg_off;            /* kept by the load for uniform.c: its segments' offsets, */
     uint64_t *seg_ps;           /* in order, and the values to re-time them with; NULL: as recorded */
     size_t nseg;
+    uint64_t calls;             /* the load's hash of its sequence of calls (uniform.h) */
 };
 
 /* --- The table of ranks ---------------------------------------------------- */

@@ -15,6 +15,7 @@
 #include "sim/rank_state.h"
 #include "replay/replay.h"
 #include "replay/replay_load.h"
+#include "replay/uniform.h"
 
 static int fail(char *err, size_t len, const char *fmt, ...)
 {
@@ -46,7 +47,8 @@ static int keep_segment(struct rank_run *r, const struct vaced_log_event *e, siz
 
 /* Checks every event of rank r's record once, counting its messages and
  * finding its fire blocks, so the replay never meets a bad one midway;
- * with `segments`, keeps its compute segments for uniform.c. */
+ * with `segments`, keeps its compute segments and hashes its sequence of
+ * calls for uniform.c. */
 static int survey(struct rank_run *r, int segments, char *err, size_t len)
 {
     struct vaced_log_event e;
@@ -57,8 +59,12 @@ static int survey(struct rank_run *r, int segments, char *err, size_t len)
     uint32_t open_id[64];
     int depth = 0, ended = 0;
     int got;
+    struct vaced_call_seq calls;
+    vaced_call_seq_start(&calls);
     while ((got = vaced_log_next(&r->log, &pos, &e, why, sizeof why)) == 1) {
         events++;
+        if (segments)
+            vaced_call_seq_add(&calls, &e);
         /* vaced_sim_end measures the last segment and fires what is parked */
         if (ended && depth == 0 && e.op != VACED_OP_SEGMENT && e.op != VACED_OP_FIRE_BEGIN)
             return fail(err, len, "%s: offset %zu: event %d after MPI_Finalize began", r->log.path,
@@ -111,6 +117,7 @@ static int survey(struct rank_run *r, int segments, char *err, size_t len)
     }
     if (got < 0)
         return fail(err, len, "%s", why);
+    r->calls = calls.hash;
     if (depth)
         return fail(err, len, "%s: offset %zu: a parked response's calls do not end", r->log.path, open_at[depth - 1]);
     if (!ended)

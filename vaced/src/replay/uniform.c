@@ -1,8 +1,54 @@
 /* Uniform computation (uniform.h, docs/replay.md#uniform-computation):
  * every rank's k-th compute segment re-timed as the median of the k-th
- * segments of the ranks that made the same number of segments. */
+ * segments of the ranks that made the same sequence of calls. */
 #include <stdlib.h>
+#include "record/log_format.h"
 #include "replay/uniform.h"
+
+void vaced_call_seq_start(struct vaced_call_seq *s)
+{
+    *s = (struct vaced_call_seq){ VACED_FNV_OFFSET, 0, 0 };
+}
+
+static void step(struct vaced_call_seq *s, unsigned char token)
+{
+    s->hash = vaced_fnv1a(s->hash, &token, 1);
+}
+
+void vaced_call_seq_add(struct vaced_call_seq *s, const struct vaced_log_event *e)
+{
+    switch (e->op) {
+        case VACED_OP_FIRE_BEGIN: s->fire_depth++; return;
+        case VACED_OP_FIRE_END: s->fire_depth -= s->fire_depth > 0; return;
+        default: break;
+    }
+    if (s->fire_depth)
+        return;
+    if (e->op == VACED_OP_COLL_BEGIN) {
+        if (s->coll_depth++ == 0)
+            step(s, 'C');
+        return;
+    }
+    if (e->op == VACED_OP_COLL_END) {
+        s->coll_depth -= s->coll_depth > 0;
+        return;
+    }
+    if (s->coll_depth)
+        return;
+    switch (e->op) {
+        case VACED_OP_SLEEP: step(s, 'z'); break;
+        case VACED_OP_PKT_SENT:         /* a send the program started, eager or not */
+            if (e->kind == VACED_PKT_EAGER || e->kind == VACED_PKT_EAGER_SYNC ||
+                e->kind == VACED_PKT_RTS || e->kind == VACED_PKT_SELF)
+                step(s, 's');
+            break;
+        case VACED_OP_POSTED:           /* a receive posted: before its message came, */
+        case VACED_OP_FOUND:            /* or after */
+            step(s, 'r');
+            break;
+        default: break;
+    }
+}
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -31,7 +77,7 @@ int vaced_uniform_segments(struct rank_run *ranks, int size, int *groups)
         size_t n = ranks[i].nseg;
         int m = 0;
         for (int j = i; j < size; j++)
-            if (ranks[j].nseg == n) {
+            if (!grouped[j] && ranks[j].nseg == n && ranks[j].calls == ranks[i].calls) {
                 members[m++] = j;
                 grouped[j] = 1;
             }
