@@ -75,26 +75,6 @@ vaced_time_t vaced_target_send_overhead(const struct vaced_target *t);
 vaced_time_t vaced_target_recv_overhead(const struct vaced_target *t);
 vaced_time_t vaced_target_same_node_latency(const struct vaced_target *t);
 
-/* s/Bcpu: how long a rendezvous message of `bytes` from src to dst keeps
- * each end's CPU busy; 0 unless the target sets bcpu and the two are
- * different ranks on one node. */
-vaced_time_t vaced_target_cpu_time(const struct vaced_target *t, int src, int dst,
-                                   uint64_t bytes);
-
-/* s/Bnet (with its factor for s): how long a message of `bytes` from src to dst holds src's link,
- * when the target queues a rank's network messages (injection_queue = yes)
- * and the two are on different nodes; else 0. */
-vaced_time_t vaced_target_wire_time(const struct vaced_target *t, int src, int dst,
-                                    uint64_t bytes);
-
-/* The time beyond s/Bnet that a message of `bytes` from src to dst takes,
- * sent after `sent` earlier messages that counted on that connection, while
- * it warms up (its first net_warmup_messages messages of at least
- * net_warmup_min bytes move at bnet_warmup); 0 unless the target sets the
- * warm-up and the two are on different nodes. */
-vaced_time_t vaced_target_warmup_time(const struct vaced_target *t, int src, int dst,
-                                      uint64_t sent, uint64_t bytes);
-
 /* Bnet's factor for a message of `bytes` across nodes (bnet_factors; 1
  * when the target lists none). */
 double vaced_target_bnet_factor(const struct vaced_target *t, uint64_t bytes);
@@ -103,9 +83,6 @@ double vaced_target_bnet_factor(const struct vaced_target *t, uint64_t bytes);
  * (bmem_factors; 1 when the target lists none). */
 double vaced_target_bmem_factor(const struct vaced_target *t, uint64_t bytes);
 
-/* Bcpu's factor for a same-node rendezvous transfer of `bytes`
- * (bcpu_factors; 1 when the target lists none). */
-double vaced_target_bcpu_factor(const struct vaced_target *t, uint64_t bytes);
 /* Whether the description lists overhead_coldness: the canary's coldness
  * (canary.h) after each of the calibration's computation times, which
  * chooses the overheads' factors (network/overhead.c). */

@@ -65,11 +65,6 @@ double vaced_target_bmem_factor(const struct vaced_target *t, uint64_t bytes)
     return factor_at(&t->bmem_f, bytes);
 }
 
-double vaced_target_bcpu_factor(const struct vaced_target *t, uint64_t bytes)
-{
-    return factor_at(&t->bcpu_f, bytes);
-}
-
 /* x picoseconds rounded to nearest, saturating: a huge message on a slow
  * target must give "forever", not a wrapped negative time. */
 static vaced_time_t round_ps(double x)
@@ -144,13 +139,6 @@ static vaced_time_t warmup(const struct vaced_target *t, int h, uint64_t sent, u
     return bytes_time(bytes, t->bnet_warmup) - bytes_time(bytes, t->bnet);
 }
 
-/* L(s, h) of eq. 4 for h >= 0. */
-static vaced_time_t transfer(const struct vaced_target *t, int h, int src, int dst,
-                             uint64_t bytes)
-{
-    return add_sat(h == 0 ? mem_time(t, bytes) : net_time(t, bytes), first_byte(t, h, src, dst));
-}
-
 void vaced_msg_cost(const struct vaced_target *t, int src, int dst, uint64_t bytes,
                     uint64_t sent, struct vaced_msg_cost *c)
 {
@@ -172,6 +160,9 @@ void vaced_msg_cost(const struct vaced_target *t, int src, int dst, uint64_t byt
     }
     vaced_time_t on_net = net_time(t, bytes);
     c->transfer = add_sat(on_net, c->latency);
+    /* Eq. 4 lets every message have the link to itself, so a window of
+     * messages (a stream, an all-to-all, several halo faces) moved at many
+     * times Bnet; on a real link they go one after the other. */
     c->wire = t->injection_queue && bytes > 0 ? on_net : 0;
 }
 
@@ -186,30 +177,7 @@ vaced_time_t vaced_target_transfer_time(const struct vaced_target *t, int src,
     int h = vaced_target_hops(t, src, dst);
     if (h < 0)
         return -1;
-    return transfer(t, h, src, dst, bytes);
-}
-
-vaced_time_t vaced_target_cpu_time(const struct vaced_target *t, int src, int dst,
-                                   uint64_t bytes)
-{
-    return cpu_share(t, vaced_target_hops(t, src, dst), src, dst, bytes);
-}
-
-/* Eq. 4 lets every message have the link to itself, so a window of
- * messages (a stream, an all-to-all, several halo faces) moved at many
- * times Bnet; on a real link they go one after the other. */
-vaced_time_t vaced_target_wire_time(const struct vaced_target *t, int src, int dst,
-                                    uint64_t bytes)
-{
-    if (!t->injection_queue || bytes == 0 || vaced_target_hops(t, src, dst) <= 0)
-        return 0;
-    return net_time(t, bytes);
-}
-
-vaced_time_t vaced_target_warmup_time(const struct vaced_target *t, int src, int dst,
-                                      uint64_t sent, uint64_t bytes)
-{
-    return warmup(t, vaced_target_hops(t, src, dst), sent, bytes);
+    return add_sat(h == 0 ? mem_time(t, bytes) : net_time(t, bytes), first_byte(t, h, src, dst));
 }
 
 vaced_time_t vaced_target_min_latency(const struct vaced_target *t)
