@@ -29,31 +29,43 @@
 
 #define VACED_CANARY_LINES 32
 #define VACED_CANARY_PAGE 4096
+#define VACED_CANARY_WARMUP 4096    /* reads before the first warm time */
 
 struct vaced_canary {
     void **head;        /* the chase's first line; NULL: no canary */
     char *area;
-    double warm_ticks;  /* a read with every line in L1 */
+    double warm_ticks;  /* the fastest read so far: every line in L1 */
 };
 
 #if defined(__x86_64__)
 #include <x86intrin.h>
 
-/* Reads every line, in the chase's order; returns the ticks it took. */
+/* Reads every line, in the chase's order; returns the ticks it took.
+ * The lfence keeps the chase from starting before the first counter read
+ * (rdtscp waits for earlier instructions, not later ones).  The chase is
+ * unrolled: a loop's exit branch, predicted when reads follow each other
+ * and mispredicted when they are apart, would time the branch predictor
+ * rather than the caches. */
 static inline uint64_t vaced_canary_read(const struct vaced_canary *c)
 {
     unsigned aux;
     uint64_t t0 = __rdtscp(&aux);
+    _mm_lfence();
     void **p = c->head;
-    while (p)                           /* volatile: a loop without effects may be dropped */
+#pragma GCC unroll 32
+    for (int i = 0; i < VACED_CANARY_LINES; i++)    /* volatile: loads without effects may be dropped */
         p = (void **)*(void *volatile *)p;
     return __rdtscp(&aux) - t0;
 }
 
-static int vaced_canary_cmp(const void *a, const void *b)
+/* A read faster than any before sets the warm time: a warm read is then
+ * about 1 whatever the core learnt or how fast it clocked since the open.
+ * A read of 0 ticks (a timer coarser than the chase) is no time at all. */
+static inline double vaced_canary_lower_warm(struct vaced_canary *c, uint64_t ticks)
 {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
+    if (ticks > 0 && (double)ticks < c->warm_ticks)
+        c->warm_ticks = (double)ticks;
+    return (double)ticks;
 }
 
 /* 0, or -1 (out of memory, or not x86-64): the canary is then unusable. */
@@ -85,20 +97,20 @@ static inline int vaced_canary_open(struct vaced_canary *c)
         prev = line;
     }
     *prev = NULL;
-    uint64_t t[31];
-    vaced_canary_read(c);
-    for (int i = 0; i < 31; i++)
-        t[i] = vaced_canary_read(c);
-    qsort(t, 31, sizeof t[0], vaced_canary_cmp);
-    c->warm_ticks = t[15] > 0 ? (double)t[15] : 1;
+    /* Warm-up before the first warm time: the core ramps its clock up and
+     * its predictors learn the chase over the first reads. */
+    c->warm_ticks = (double)UINT64_MAX;     /* no read yet */
+    for (int i = 0; i < VACED_CANARY_WARMUP; i++)
+        vaced_canary_lower_warm(c, vaced_canary_read(c));
     return 0;
 }
 
-/* The read time over the warm one (1: all still cached); reading warms
- * the canary again. */
-static inline double vaced_canary_coldness(const struct vaced_canary *c)
+/* The read time over the fastest read so far (1: all still cached, and
+ * never below); reading warms the canary again. */
+static inline double vaced_canary_coldness(struct vaced_canary *c)
 {
-    return (double)vaced_canary_read(c) / c->warm_ticks;
+    double t = vaced_canary_lower_warm(c, vaced_canary_read(c));
+    return t > 0 ? t / c->warm_ticks : 1;
 }
 
 #else
@@ -109,7 +121,7 @@ static inline int vaced_canary_open(struct vaced_canary *c)
     return -1;
 }
 
-static inline double vaced_canary_coldness(const struct vaced_canary *c)
+static inline double vaced_canary_coldness(struct vaced_canary *c)
 {
     (void)c;
     return 0;
