@@ -8,7 +8,7 @@
 set -euo pipefail
 
 ROOT=$(cd "${1:-$(dirname "${BASH_SOURCE[0]}")/../..}" && pwd)
-OUT=${2:-$ROOT/build/vaced-clang}
+OUT=$(realpath -m "${2:-$ROOT/build/vaced-clang}")     # make -C runs in vaced/
 # shellcheck source=check.sh
 source "$ROOT/tests/tools/check.sh"
 
