@@ -148,10 +148,16 @@ check_run "run: JSON keeps the library's fields and adds the run's" \
     test "$(jq_py run1.json 'd["ranks"], len(d["per_rank"]), d["target"], d["command"][1:], d["host_cores"], d["slowdown"], d["host_wall_s"] > 0')" \
     = "2 2 paper-16 ['1000', '50'] None None True"
 
-# 2. Quiet, on 1 host core, with progress and a given vanilla time (> 1 s run).
+# 2. Quiet, on 1 host core, with progress and a given vanilla time.  The
+# progress line comes once a second: the loop is sized from this host's
+# speed (a short run's own CPU time) so that each rank computes 1 s, 2 s
+# for the two on one core, whatever the host.
+probe=$("$VACED" run -n 1 --target paper-16 --quiet -- "$BIN/cpuloop" 20000000 2>/dev/null |
+        sed -n 's/^cpuloop rank=0 cpu_s=\([0-9.]*\).*/\1/p')
+iters=$(awk -v c="${probe:-0}" 'BEGIN { print (c > 0 ? int(20000000 * 1.0 / c) + 1 : 300000000) }')
 st=0
 "$VACED" run -n 2 --target "$ROOT/topo/paper-16.topo" --host-cores 1 --quiet --progress --vanilla-time 0.5 \
-    --json run2.json -- "$BIN/cpuloop" 150000000 >run2.out 2>run2.err || st=$?
+    --json run2.json -- "$BIN/cpuloop" "$iters" >run2.out 2>run2.err || st=$?
 check_run "quiet run: exit status 0" test "$st" -eq 0
 check_run "quiet run: no rank lines" test "$(grep -c '^vaced: rank' run2.out || true)" -eq 0
 check_run "quiet run: the library's prediction line stays" grep -q '^vaced: prediction ' run2.out
