@@ -19,10 +19,9 @@ static const char *const div_what[DIV_COUNT] = {
     "a target time MPICH computed itself (a collective schedule) is replayed as recorded",
 };
 
+struct vaced_ranks_table vaced_ranks_tab;
+
 static struct {
-    struct rank_run *ranks;
-    int size;
-    struct rank_run *cur;
     int *runq;
     int runq_head, runq_count;
     long div_count[DIV_COUNT];
@@ -30,21 +29,21 @@ static struct {
     size_t div_offset[DIV_COUNT];
     char *err;
     size_t errlen;
-    int failed;
 } rk;
 
 void vaced_ranks_reset(char *err, size_t len)
 {
     free(rk.runq);
     memset(&rk, 0, sizeof rk);
+    memset(&vaced_ranks_tab, 0, sizeof vaced_ranks_tab);
     rk.err = err;
     rk.errlen = len;
 }
 
 int vaced_ranks_start(struct rank_run *ranks, int size)
 {
-    rk.ranks = ranks;
-    rk.size = size;
+    vaced_ranks_tab.ranks = ranks;
+    vaced_ranks_tab.size = size;
     rk.runq = calloc((size_t)size, sizeof *rk.runq);
     if (!rk.runq)
         return vaced_replay_fail("out of memory for %d ranks", size);
@@ -57,42 +56,17 @@ void vaced_ranks_stop(void)
 {
     free(rk.runq);
     rk.runq = NULL;
-    rk.ranks = NULL;
-    rk.size = 0;
-    rk.cur = NULL;
-}
-
-struct rank_run *vaced_ranks_get(int i)
-{
-    return &rk.ranks[i];
-}
-
-int vaced_ranks_size(void)
-{
-    return rk.size;
-}
-
-int vaced_ranks_self(const struct rank_run *r)
-{
-    return (int)(r - rk.ranks);
-}
-
-struct rank_run *vaced_ranks_current(void)
-{
-    return rk.cur;
-}
-
-void vaced_ranks_set_current(struct rank_run *r)
-{
-    rk.cur = r;
+    vaced_ranks_tab.ranks = NULL;
+    vaced_ranks_tab.size = 0;
+    vaced_ranks_tab.cur = NULL;
 }
 
 /* --- Who runs ------------------------------------------------------------- */
 
 static void make_runnable(int i)
 {
-    rk.ranks[i].blocked_on = -1;
-    rk.runq[(rk.runq_head + rk.runq_count++) % rk.size] = i;
+    vaced_ranks_tab.ranks[i].blocked_on = -1;
+    rk.runq[(rk.runq_head + rk.runq_count++) % vaced_ranks_tab.size] = i;
 }
 
 int vaced_ranks_next_runnable(void)
@@ -100,7 +74,7 @@ int vaced_ranks_next_runnable(void)
     if (!rk.runq_count)
         return -1;
     int i = rk.runq[rk.runq_head];
-    rk.runq_head = (rk.runq_head + 1) % rk.size;
+    rk.runq_head = (rk.runq_head + 1) % vaced_ranks_tab.size;
     rk.runq_count--;
     return i;
 }
@@ -112,14 +86,14 @@ int vaced_ranks_any_runnable(void)
 
 void vaced_ranks_wake(int to, int from)
 {
-    if (rk.ranks[to].blocked_on == from)
+    if (vaced_ranks_tab.ranks[to].blocked_on == from)
         make_runnable(to);
 }
 
 void vaced_ranks_wake_blocked_on(int from)
 {
-    for (int i = 0; i < rk.size; i++)
-        if (rk.ranks[i].blocked_on == from)
+    for (int i = 0; i < vaced_ranks_tab.size; i++)
+        if (vaced_ranks_tab.ranks[i].blocked_on == from)
             make_runnable(i);
 }
 
@@ -128,24 +102,19 @@ void vaced_ranks_wake_blocked_on(int from)
 int vaced_replay_fail(const char *fmt, ...)
 {
     va_list ap;
-    if (rk.failed)
+    if (vaced_ranks_tab.failed)
         return -1;
     va_start(ap, fmt);
     vsnprintf(rk.err, rk.errlen, fmt, ap);
     va_end(ap);
-    rk.failed = 1;
+    vaced_ranks_tab.failed = 1;
     return -1;
-}
-
-int vaced_replay_failed(void)
-{
-    return rk.failed;
 }
 
 void vaced_replay_diverged(enum divergence d, size_t offset)
 {
     if (rk.div_count[d]++ == 0) {
-        rk.div_rank[d] = (int)(rk.cur - rk.ranks);
+        rk.div_rank[d] = (int)(vaced_ranks_tab.cur - vaced_ranks_tab.ranks);
         rk.div_offset[d] = offset;
     }
 }
@@ -160,7 +129,7 @@ long vaced_replay_report_divergences(void)
         fprintf(stderr, "vaced: replay: approximate (%s): %s; %ld time%s, first at rank %d, "
                 "%s offset %zu\n", div_name[d], div_what[d], rk.div_count[d],
                 rk.div_count[d] == 1 ? "" : "s", rk.div_rank[d],
-                rk.ranks[rk.div_rank[d]].log.path, rk.div_offset[d]);
+                vaced_ranks_tab.ranks[rk.div_rank[d]].log.path, rk.div_offset[d]);
     }
     return flagged;
 }
@@ -169,7 +138,7 @@ long vaced_replay_report_divergences(void)
 
 int vaced_stamp_push(int from, int to, vaced_time_t ta, int32_t conv)
 {
-    struct stamps *q = &rk.ranks[to].in[from];
+    struct stamps *q = &vaced_ranks_tab.ranks[to].in[from];
     if (q->count == q->cap) {
         uint32_t cap = q->cap ? 2 * q->cap : 8;
         struct stamp *s2 = malloc(cap * sizeof *s2);
@@ -185,7 +154,7 @@ int vaced_stamp_push(int from, int to, vaced_time_t ta, int32_t conv)
     q->s[(q->head + q->count++) % q->cap] = (struct stamp){ ta, conv };
     q->pushed++;
     /* an RTS its progress may read ahead, wherever the rank waits */
-    int waits_on = rk.ranks[to].blocked_on;
+    int waits_on = vaced_ranks_tab.ranks[to].blocked_on;
     vaced_ranks_wake(to, conv >= 0 && waits_on >= 0 ? waits_on : from);
     return 0;
 }

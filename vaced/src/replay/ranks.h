@@ -84,12 +84,38 @@ void vaced_ranks_reset(char *err, size_t len);
 int vaced_ranks_start(struct rank_run *ranks, int size);
 /* Forgets them (the caller unloads them). */
 void vaced_ranks_stop(void);
-struct rank_run *vaced_ranks_get(int i);
-int vaced_ranks_size(void);
-int vaced_ranks_self(const struct rank_run *r);
+
+/* ranks.c's, read inline on the replay's path of every event; changed
+ * only by ranks.c and vaced_ranks_set_current. */
+struct vaced_ranks_table {
+    struct rank_run *ranks;
+    int size;
+    struct rank_run *cur;       /* the rank whose calls run now */
+    int failed;
+};
+extern struct vaced_ranks_table vaced_ranks_tab;
+
+static inline struct rank_run *vaced_ranks_get(int i)
+{
+    return &vaced_ranks_tab.ranks[i];
+}
+static inline int vaced_ranks_size(void)
+{
+    return vaced_ranks_tab.size;
+}
+static inline int vaced_ranks_self(const struct rank_run *r)
+{
+    return (int)(r - vaced_ranks_tab.ranks);
+}
 /* The rank whose calls run now (the model's callbacks' rank). */
-struct rank_run *vaced_ranks_current(void);
-void vaced_ranks_set_current(struct rank_run *r);
+static inline struct rank_run *vaced_ranks_current(void)
+{
+    return vaced_ranks_tab.cur;
+}
+static inline void vaced_ranks_set_current(struct rank_run *r)
+{
+    vaced_ranks_tab.cur = r;
+}
 
 /* --- Who runs ------------------------------------------------------------- */
 
@@ -112,7 +138,10 @@ void vaced_replay_diverged(enum divergence d, size_t offset);
 long vaced_replay_report_divergences(void);
 /* Sets the replay's failure (the first one is kept): returns -1. */
 int vaced_replay_fail(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
-int vaced_replay_failed(void);
+static inline int vaced_replay_failed(void)
+{
+    return vaced_ranks_tab.failed;
+}
 
 /* --- Packets in flight ---------------------------------------------------- */
 
