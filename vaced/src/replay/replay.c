@@ -39,6 +39,7 @@ static struct {
 } rp;
 
 static int uniform_compute;     /* vaced_replay_uniform_compute */
+static int loaders;             /* vaced_replay_loaders */
 
 static int stamped(int kind)
 {
@@ -492,7 +493,7 @@ static enum run_outcome run_once(const char *dir, const char *target, int conver
     struct vaced_target *t = NULL;
     char path[512], why[1024];
     int stalled_converting = 0, failed_load = 0;
-    if (vaced_replay_load(dir, uniform_compute, &rp.ranks, &rp.size, err, len)) {
+    if (vaced_replay_load(dir, uniform_compute, loaders, &rp.ranks, &rp.size, err, len)) {
         failed_load = 1;
         goto out;
     }
@@ -597,6 +598,11 @@ out:;
 void vaced_replay_uniform_compute(int on)
 {
     uniform_compute = on;
+}
+
+void vaced_replay_loaders(int n)
+{
+    loaders = n > 0 ? n : 0;
 }
 
 int vaced_replay_run(const char *dir, const char *target, unsigned long long *events,

@@ -13,7 +13,6 @@
 #include <string.h>
 #include "sim/sim.h"
 #include "sim/rank_state.h"
-#include "replay/replay.h"
 #include "replay/replay_load.h"
 #include "replay/uniform.h"
 
@@ -201,16 +200,9 @@ static void *map_states(int n)
     return p;
 }
 
-static int loaders;             /* vaced_replay_loaders; 0: the CPUs */
-
-void vaced_replay_loaders(int n)
-{
-    loaders = n > 0 ? n : 0;
-}
-
-/* Threads for loading: as vaced_replay_loaders says, else the CPUs this
- * process may run on; at most 8, and no more than ranks. */
-static int load_threads(int ranks)
+/* Threads for loading: `loaders`, or if 0 the CPUs this process may run
+ * on; at most 8, and no more than ranks. */
+static int load_threads(int ranks, int loaders)
 {
     cpu_set_t set;
     int n = loaders ? loaders : sched_getaffinity(0, sizeof set, &set) == 0 ? CPU_COUNT(&set) : 1;
@@ -218,8 +210,8 @@ static int load_threads(int ranks)
     return n < ranks ? n : ranks;
 }
 
-int vaced_replay_load(const char *dir, int segments, struct rank_run **ranks, int *size, char *err,
-                      size_t len)
+int vaced_replay_load(const char *dir, int segments, int loaders, struct rank_run **ranks, int *size,
+                      char *err, size_t len)
 {
     char path[VACED_LOG_PATH_MAX + 32], why[1024];
     struct vaced_log first;
@@ -253,7 +245,7 @@ int vaced_replay_load(const char *dir, int segments, struct rank_run **ranks, in
     /* ranks load independently: the files' hashes and surveys on every
      * CPU the replay may use */
     pthread_t tid[8];
-    int threads = load_threads(n), started = 0;
+    int threads = load_threads(n, loaders), started = 0;
     while (started < threads - 1 && pthread_create(&tid[started], NULL, load_worker, &pool) == 0)
         started++;
     load_worker(&pool);
