@@ -10,7 +10,7 @@ set -euo pipefail
 
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD=$ROOT/build
-TEST_PACKAGES=(libmpich-dev python3 iproute2 util-linux procps perl make xz-utils libsimgrid-dev chromium clang)
+TEST_PACKAGES=(libmpich-dev python3 iproute2 util-linux procps perl make xz-utils libsimgrid-dev chromium clang libclang-rt-dev)
 passed=0
 failed=0
 failures=$(mktemp)
@@ -43,7 +43,8 @@ suite() {
 # Debian's mpicc (for the relinking test) and python3 for the MPI driver;
 # perl, make and xz-utils for MPICH's own test suite (its runtests is perl);
 # SimGrid's SMPI for the export to SimGrid; Chromium to look at the report;
-# clang for a second compiler's view of libvaced.
+# clang for a second compiler's view of libvaced, and with libFuzzer's
+# runtime (libclang-rt-dev, only recommended by clang) for the fuzzers.
 install_test_packages() {
     local missing=()
     for p in "${TEST_PACKAGES[@]}"; do
@@ -90,6 +91,8 @@ if [ "${1:-all}" != unit ]; then
         install_test_packages
         suite "unit: libvaced and its unit tests built with clang" "$ROOT/tests/tools/test_units_clang.sh" "$ROOT" \
             "$BUILD/vaced-clang"
+        # each fuzzer a fixed number of executions (tens of seconds); longer: tests/fuzz/run.sh
+        suite "fuzzers, a short run" "$ROOT/tests/fuzz/ci.sh" "$ROOT"
         suite "MPI integration" python3 "$ROOT/tests/mpi/test_predictions.py" "$ROOT"
         suite "per-call and per-call-site tables (C, Fortran)" python3 "$ROOT/tests/mpi/test_calls.py" "$ROOT"
         # a record re-timed on its own target and on others, against live runs

@@ -6,6 +6,9 @@
 #   tests/fuzz/run.sh [seconds] [target|record] [libFuzzer options...]
 #                                    default 60 s, target
 #
+# 0 seconds: no time limit, for a fixed number of executions (-runs=N, as
+# tests/fuzz/ci.sh does).  $FUZZ_OUT: another folder than build/fuzz.
+#
 # target: seeds: topo/*.topo, tests/unit/topo-cases/*, tests/fuzz/seeds/* (small
 # networks whose 64 ranks span them, inline mapping files), and the torus
 # sample of topo-cases with its mapping file inline. New inputs accumulate in build/fuzz/corpus (kept
@@ -38,7 +41,7 @@ case $secs in '' | *[!0-9]*) echo "$usage" >&2; exit 2 ;; esac
 case $mode in target | record) ;; *) echo "$usage" >&2; exit 2 ;; esac
 shift $(($# < 2 ? $# : 2))
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/../.." && pwd)
-OUT=$ROOT/build/fuzz
+OUT=${FUZZ_OUT:-$ROOT/build/fuzz}
 CC=${FUZZ_CC:-clang}
 
 if ! command -v "$CC" >/dev/null; then
