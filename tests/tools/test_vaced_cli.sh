@@ -198,6 +198,30 @@ check_run "... and the summary is still printed" grep -qE '^prediction +[0-9.]+ 
 expect "a program failing before MPI: its status, no summary" 4 'rank 0 reported no prediction' \
     "$VACED" run -n 2 --target paper-16 -- sh -c 'exit 4'
 
+# 5. A message above the description's calibrated_max: the job line, the
+# JSON and the sending ranks say its cost is extrapolated; a replay on a
+# description without the key says nothing of it (the record keeps no note).
+{ cat "$ROOT/topo/paper-16.topo"; echo 'calibrated_max = 512 B'; } >cal512.topo
+{ cat "$ROOT/topo/paper-16.topo"; echo 'calibrated_max = 1000 B'; } >cal1000.topo
+expect "check-target shows calibrated_max" 0 '^calibrated up to 512 B \(calibrated_max\)' "$VACED" check-target ./cal512.topo
+st=0
+"$VACED" run -n 2 --target ./cal512.topo --json cal.json --record calrec -- "$BIN/pingpong" 1000 20 >cal.out 2>cal.err || st=$?
+check_run "above calibrated_max: exit status 0" test "$st" -eq 0
+check_run "above calibrated_max: the job line says so" grep -qE '^vaced: prediction .*APPROXIMATE.*calibrated_max' cal.out
+check_run "above calibrated_max: the JSON says so" \
+    test "$(jq_py cal.json 'd["approximate"], "calibrated_max" in d["not_modelled"]')" = "True True"
+check_run "above calibrated_max: each sending rank notes it once" \
+    test "$(grep -c 'rank [01] sends messages larger than the target.s calibrated_max' cal.err)" -eq 2
+st=0
+"$VACED" run -n 2 --target ./cal1000.topo --json cal2.json -- "$BIN/pingpong" 1000 20 >cal2.out 2>cal2.err || st=$?
+check_run "at calibrated_max: no note" test "$st-$(jq_py cal2.json 'd["approximate"]')-$(grep -c calibrated_max cal2.err || true)" = "0-False-0"
+st=0
+"$VACED" replay calrec --target paper-16 --json calr.json --quiet >calr.out 2>calr.err || st=$?
+check_run "replay without calibrated_max: no note" test "$st-$(jq_py calr.json 'd["approximate"]')" = "0-False"
+st=0
+"$VACED" replay calrec --target ./cal512.topo --json calr2.json --quiet >calr2.out 2>calr2.err || st=$?
+check_run "replay with calibrated_max: the note, decided anew" test "$st-$(jq_py calr2.json 'd["approximate"]')" = "0-True"
+
 # 5. A VM whose balloon device reports freed memory to the host gets a note
 #    (VACED_SYSFS: a made-up /sys with one such device; feature bit 5).
 for bits in 0110010100000000 0110000100000000; do

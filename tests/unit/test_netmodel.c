@@ -304,6 +304,30 @@ static void test_warmup_min(void)
     vaced_target_free(t);
 }
 
+/* calibrated_max: sizes above it are flagged as extrapolated; without the
+ * key nothing is; a value that is no size is rejected. */
+static void test_calibrated_max(void)
+{
+    const char *base = "name = c\ncores = 4\ncores_per_node = 2\ntopology = hierarchy\n"
+                       "hierarchy =\nhops = 0 1\nbmem = 4 GB/s\nbnet = 1 GB/s\nlatency = 1 us\n"
+                       "latency_per_hop = 1 us\n";
+    struct vaced_target *t;
+    if (!(t = load_extra(base, "calibrated_max = 32 MiB\n")))
+        return;
+    CHECK(!vaced_target_uncalibrated(t, 0));
+    CHECK(!vaced_target_uncalibrated(t, 32 << 20));
+    CHECK(vaced_target_uncalibrated(t, (32 << 20) + 1));
+    vaced_target_free(t);
+    if (!(t = load_extra(base, "")))
+        return;
+    CHECK(!vaced_target_uncalibrated(t, UINT64_C(1) << 40));
+    vaced_target_free(t);
+    const char *const bad[][2] = {
+        {"calibrated_max = lots\n", "calibrated_max"},
+    };
+    check_rejected(base, bad, sizeof bad / sizeof bad[0]);
+}
+
 /* bnet_factors: Bnet times f(s), f linear in log2(s) between the points and
  * constant beyond them; transfer and wire times both use it. */
 static void test_size_factors(void)
@@ -556,6 +580,7 @@ int main(void)
     test_msg_cost();
     test_warmup_time();
     test_warmup_min();
+    test_calibrated_max();
     test_size_factors();
     test_bmem_factors();
     test_overhead_factors();

@@ -68,10 +68,11 @@ enum vaced_unmodelled {
     VACED_UNMODELLED_THREADS = 4,       /* MPI called from several threads */
     VACED_UNMODELLED_WILDCARD = 8,      /* a wildcard matched without proof (wildcard_bounds.c) */
     VACED_UNMODELLED_GENTRAN = 16,      /* a collective on MPICH's gentran schedules */
-    VACED_UNMODELLED_REPLAY = 32        /* a replay where the target could change the
+    VACED_UNMODELLED_REPLAY = 32,       /* a replay where the target could change the
                                          * recorded execution (docs/replay.md) */
+    VACED_UNMODELLED_UNCALIBRATED = 64  /* a message above the target's calibrated_max */
 };
-#define VACED_UNMODELLED_LAST VACED_UNMODELLED_REPLAY
+#define VACED_UNMODELLED_LAST VACED_UNMODELLED_UNCALIBRATED
 
 /* `call` used a feature of `kind`: the prediction becomes approximate;
  * rank 0 warns once per kind, naming the call. */

@@ -205,6 +205,9 @@ int main(int argc, char **argv)
     if (t->bcpu > 0)
         print_factors("bcpu", "GB/s", &t->bcpu_f, t->bcpu / 1e9);
     printf("eager threshold  %llu B\n", (unsigned long long) t->eager_threshold);
+    if (t->calibrated_max > 0)
+        printf("calibrated up to %llu B (calibrated_max): larger messages are extrapolated\n",
+               (unsigned long long) t->calibrated_max);
     printf("valid            yes\n");
     vaced_target_free(t);
     return 0;

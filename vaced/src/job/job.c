@@ -14,6 +14,8 @@ const char *vaced_unmodelled_what(unsigned kind)
         case VACED_UNMODELLED_WILDCARD:
             return "wildcard receives matched without a proof of the target's order";
         case VACED_UNMODELLED_GENTRAN: return "MPICH's gentran schedules";
+        case VACED_UNMODELLED_UNCALIBRATED:
+            return "messages larger than the target's largest calibrated size (calibrated_max)";
         case VACED_UNMODELLED_REPLAY:
             return "a recorded execution this target could change (the replay's notes say where)";
         default: return "MPI calls from several threads";

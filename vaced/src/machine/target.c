@@ -21,7 +21,7 @@ static const char *const general_keys[] = {
     "latency_same_node", "send_overhead", "recv_overhead", "bcpu", "injection_queue",
     "net_warmup_messages", "bnet_warmup", "net_warmup_min", "bnet_factors", "bmem_factors", "bcpu_factors",
     "send_overhead_factors", "recv_overhead_factors", "overhead_coldness",
-    "wakeup_latency", "wakeup_after", "wakeup_ramp", NULL,
+    "wakeup_latency", "wakeup_after", "wakeup_ramp", "calibrated_max", NULL,
 };
 
 static int in_list(const char *const *list, const char *key)
@@ -170,6 +170,11 @@ static int load_network(struct vaced_target *t, const struct vaced_cfg *c)
         if (ef && *dst[i] == 0)
             return vaced_cfg_error(c, ef->line, "'%s' scales '%s', which is missing or 0", key, opt[i]);
     }
+    /* calibrated_max: the largest size measured; a larger one is extrapolated */
+    const struct vaced_entry *ex = vaced_cfg_get(c, "calibrated_max");
+    t->calibrated_max = 0;
+    if (ex && vaced_parse_size(c, ex, &t->calibrated_max))
+        return -1;
     const struct vaced_entry *eg = vaced_cfg_get(c, "eager_threshold");
     t->eager_threshold = VACED_DEFAULT_EAGER_THRESHOLD;
     if (!eg)
@@ -316,6 +321,11 @@ int vaced_target_nranks(const struct vaced_target *t) { return t->nranks; }
 uint64_t vaced_target_net_warmup(const struct vaced_target *t)
 {
     return t->net_warmup;
+}
+
+int vaced_target_uncalibrated(const struct vaced_target *t, uint64_t bytes)
+{
+    return t->calibrated_max > 0 && bytes > t->calibrated_max;
 }
 
 uint64_t vaced_target_eager_threshold(const struct vaced_target *t)

@@ -93,6 +93,11 @@ int vaced_target_has_coldness(const struct vaced_target *t);
  * bytes (smaller ones fit TCP's first windows). */
 int vaced_target_warms_up(const struct vaced_target *t, uint64_t bytes);
 
+/* Whether a message of `bytes` is larger than the description's
+ * calibrated_max (the largest size its calibration measured): its cost is
+ * extrapolated from the smaller sizes. 0 when the key is absent. */
+int vaced_target_uncalibrated(const struct vaced_target *t, uint64_t bytes);
+
 /* Smallest L(0, h) = l0 + h*lh over the hop counts h > 0 that occur between
  * two nodes of the target (not only the job's nodes, so it is a safe lower
  * bound for lookahead). 0 when no two nodes are a positive hop count apart

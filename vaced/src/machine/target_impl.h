@@ -143,6 +143,7 @@ struct vaced_target {
     uint64_t net_warmup;    /* the first messages of each connection across nodes ... */
     double bnet_warmup;     /* ... move at this rate (TCP's slow start); 0: not modelled */
     uint64_t net_warmup_min; /* smaller messages neither wait for nor count in the warm-up */
+    uint64_t calibrated_max; /* calibrated_max: the largest size measured; 0: not given */
     struct vaced_size_factors bnet_f; /* bnet_factors: Bnet's factor by message size */
     struct vaced_size_factors bmem_f; /* bmem_factors: Bmem's factor by message size */
     struct vaced_size_factors bcpu_f; /* bcpu_factors: Bcpu's factor by message size */

@@ -6,11 +6,15 @@
 
 void vaced_unmodelled(enum vaced_unmodelled kind, const char *call)
 {
-    if (vaced_rec_enter()) {
-        vaced_rec_op(VACED_OP_UNMODELLED);
-        vaced_rec_u(kind);
+    /* not recorded: an uncalibrated size is the target's to decide, and a
+     * replay on another target decides anew */
+    if (kind != VACED_UNMODELLED_UNCALIBRATED) {
+        if (vaced_rec_enter()) {
+            vaced_rec_op(VACED_OP_UNMODELLED);
+            vaced_rec_u(kind);
+        }
+        vaced_rec_leave();
     }
-    vaced_rec_leave();
     if (!vaced_running || (vaced_sim_st->unmodelled & kind))
         return;
     vaced_sim_st->unmodelled |= kind;
@@ -19,6 +23,9 @@ void vaced_unmodelled(enum vaced_unmodelled kind, const char *call)
                 "on other ranks, so the target's first message cannot be proven; it took the "
                 "earliest one present: the prediction is approximate\n",
                 vaced_sim_st->rank, call);
+    else if (kind == VACED_UNMODELLED_UNCALIBRATED)     /* only this rank knows */
+        fprintf(stderr, "vaced: note: rank %d sends messages larger than the target's calibrated_max: "
+                "their cost is extrapolated from the calibrated sizes\n", vaced_sim_st->rank);
     else if (vaced_sim_st->rank == 0)
         fprintf(stderr, "vaced: warning: %s uses %s, which the model does not time: "
                 "the prediction is approximate\n", call, vaced_unmodelled_what(kind));
