@@ -274,6 +274,26 @@ else
     fail "vaced-calibrate --cold-mib 16 on this host"
     sed 's/^/    | /' "$TMP/cold.out" | tail -n 20
 fi
+# the calibrated range and the cold large sizes
+if grep -q "^calibrated_max  = 4194304 B$" "$TMP/here.topo"; then
+    ok "the target says the largest size calibrated (calibrated_max, the largest of --sizes)"
+else
+    fail "the target says the largest size calibrated (calibrated_max, the largest of --sizes)"
+fi
+if grep -qE -- "-L [1-9][0-9]* pingpong" "$TMP/here.out" && ! grep -qE -- "-L [0-9]+ pingpong" "$TMP/cold.out"; then
+    ok "the ping-pong gets the caches' size (-L), unless --cold-mib makes every size cold"
+else
+    fail "the ping-pong gets the caches' size (-L), unless --cold-mib makes every size cold"
+fi
+# sizes above a 4 KiB "cache" rotate through pools; each size still gives its row
+rows=$("$ROOT/install/vanilla/bin/mpiexec" -n 2 "$ROOT/build/tools/vaced-calib-bench" -t 0.005 -b 2 -L 4096 pingpong 0 1024 65536 2>&1 |
+       grep -cE '^pingpong size=(0|1024|65536) peer=1 ' || true)
+if [ "$rows" = 3 ]; then
+    ok "vaced-calib-bench -L 4096: hot and cold sizes measured side by side"
+else
+    fail "vaced-calib-bench -L 4096: hot and cold sizes measured side by side ($rows rows of 3)"
+fi
+
 if "$CAL" --pipeline-pool-mib -1 --output "$TMP/x.topo" >"$TMP/bad.out" 2>&1 ||
     ! grep -q "pipeline-pool-mib must be between 0 and 4096" "$TMP/bad.out"; then
     fail "--pipeline-pool-mib -1 is refused with a reason"

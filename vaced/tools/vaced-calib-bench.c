@@ -122,14 +122,15 @@ static int cmp_double(const void *a, const void *b)
 static void usage(const char *prog)
 {
     if (rank == 0)
-        fprintf(stderr, "usage: %s [-t SECONDS] [-b BATCHES] [-c MIB] pingpong|exchange|stream SIZE...\n"
-                "       %s [-t SECONDS] [-b BATCHES] [-c MIB] -g GAP_US exchange SIZE...\n"
+        fprintf(stderr, "usage: %s [-t SECONDS] [-b BATCHES] [-c MIB | -L BYTES] pingpong|exchange|stream SIZE...\n"
+                "       %s [-t SECONDS] [-b BATCHES] [-c MIB | -L BYTES] -g GAP_US exchange SIZE...\n"
                 "       %s [-t SECONDS] [-b BATCHES] [-c MIB] pipeline COMPUTE_US...\n"
                 "       %s [-g GAP_US] warmup SIZE COUNT\n"
                 "       %s [-b BATCHES] wakeup DELAY_US...\n"
                 "  (2 or more ranks: rank 0 against each other rank; SIZE in bytes;\n"
                 "  GAP_US: computation before each exchange, 0-1000000; MIB, 0-4096: cold data,\n"
-                "  rotated through pools of MIB MiB; pipeline: a computation writing through MIB MiB;\n"
+                "  rotated through pools of MIB MiB; BYTES: the caches, sizes whose two buffers exceed\n"
+                "  them rotate; pipeline: a computation writing through MIB MiB;\n"
                 "  pipeline, wakeup: exactly 2 ranks, wakeup on one host; DELAY_US 0-200)\n",
                 prog, prog, prog, prog, prog);
     MPI_Abort(MPI_COMM_WORLD, 2);
@@ -138,13 +139,17 @@ static void usage(const char *prog)
 /* -c MIB: the ping-pong and the exchange send from and receive into places
  * that rotate through two pools of MIB MiB each (at least the largest
  * size), so that the data is cold in the caches, as a program's large
- * arrays are; 0 (default): one buffer each, hot after the first time. */
+ * arrays are; 0 (default): one buffer each, hot after the first time.
+ * -L BYTES (the caches' size): only the sizes whose two ranks' buffers
+ * exceed BYTES rotate, through pools of at least twice BYTES, since a
+ * program's message that large comes from arrays the caches cannot hold;
+ * smaller sizes keep one hot buffer. */
 static char *cold_send, *cold_recv;
-static long cold_bytes;
+static long cold_bytes, cache_bytes;
 
 static char *place(char *pool, char *hot, int size, long i)
 {
-    if (!cold_bytes || size == 0)
+    if (!cold_bytes || size == 0 || (cache_bytes && 2L * size <= cache_bytes))
         return hot;
     return pool + (i % (cold_bytes / size)) * size;
 }
@@ -492,11 +497,14 @@ int main(int argc, char **argv)
             gap_s = atof(argv[a + 1]) * 1e-6;
         else if (!strcmp(argv[a], "-c"))
             cold_bytes = atol(argv[a + 1]) << 20;
+        else if (!strcmp(argv[a], "-L"))
+            cache_bytes = atol(argv[a + 1]);
         else
             usage(argv[0]);
     }
     if (nranks < 2 || a + 1 >= argc || batch_s <= 0 || batches < 1 || batches > MAXBATCH ||
-        gap_s < 0 || gap_s > 1 || cold_bytes < 0 || cold_bytes > (4096L << 20))
+        gap_s < 0 || gap_s > 1 || cold_bytes < 0 || cold_bytes > (4096L << 20) || cache_bytes < 0 ||
+        cache_bytes > (4096L << 20) || (cold_bytes && cache_bytes))
         usage(argv[0]);
     if (!strcmp(argv[a], "warmup"))
         return warmup_main(argc - a - 1, argv + a + 1, argv[0]);
@@ -538,9 +546,11 @@ int main(int argc, char **argv)
         if (stream && win[i] * size[i] > pool)
             pool = win[i] * size[i];
     }
+    if (cache_bytes > 0 && 2 * maxsize > cache_bytes && !stream && !pipe)
+        cold_bytes = 2 * cache_bytes;
     if (cold_bytes > 0 && !stream) {
-        if (cold_bytes < maxsize)
-            cold_bytes = maxsize;
+        if (cold_bytes < 2 * maxsize)   /* two places at least: the last one is not reused */
+            cold_bytes = 2 * maxsize;
         cold_send = malloc(cold_bytes);
         cold_recv = malloc(cold_bytes);
         if (!cold_send || !cold_recv)
