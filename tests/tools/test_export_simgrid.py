@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""vaced export-simgrid (vaced/tools/vaced-export-simgrid): the platform it
+"""vaced export-simgrid (vaced/tools/vaced_export_simgrid.py): the platform it
 writes for paper-16 and paper-1024 holds, for every ordered pair of ranks,
 the latency and bandwidth of the paper's closed form (l0 + h lh and bnet
 between nodes; 0 and bmem on one node, 12 cores a node on paper-1024); the

@@ -392,24 +392,25 @@ def summary(cp):
     return "\n".join(lines) + "\n"
 
 
-def main(argv, fe):
-    """vaced critical-path TRACE_DIR [--json FILE], for the front end `fe`."""
-    if {"-h", "--help"} & set(argv):
-        print(CRITPATH_HELP, end="")
+def main(argv):
+    """vaced critical-path TRACE_DIR [--json FILE]; errors are vaced_cli's."""
+    import vaced_cli as cli
+    got = cli.options(argv, ("--json",), "critical-path", CRITPATH_HELP)
+    if got is None:
         return 0
-    o, pos = fe.split_options(argv, ("--json",), "critical-path")
+    o, pos = got
     out = o.get("--json")
     if len(pos) != 1:
-        raise fe.Usage("needs one trace directory: vaced critical-path TRACE_DIR [--json FILE]")
+        raise cli.Usage("needs one trace directory: vaced critical-path TRACE_DIR [--json FILE]")
     try:
         cp = of_dir(pos[0])
     except PathError as e:
-        raise fe.Failure(str(e))
+        raise cli.Failure(str(e))
     sys.stdout.write(summary(cp))
     if out:
         try:
             with open(out, "w") as f:
                 f.write("{\n" + ",\n".join(f"  {json.dumps(k)}: {json.dumps(v)}" for k, v in cp.items()) + "\n}\n")
         except OSError as e:
-            raise fe.Failure(f"{out}: {e.strerror}")
+            raise cli.Failure(f"{out}: {e.strerror}")
     return 0

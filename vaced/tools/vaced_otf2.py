@@ -187,20 +187,19 @@ def convert(trace_dir, out_dir):
             f"{events} events, {sends} messages")
 
 
-def main(argv, fe):
-    """vaced otf2 TRACE_DIR OUT_DIR, for the front end `fe`."""
-    if {"-h", "--help"} & set(argv):
-        print(OTF2_HELP, end="")
+def main(argv):
+    """vaced otf2 TRACE_DIR OUT_DIR; errors are vaced_cli's."""
+    import vaced_cli as cli
+    got = cli.options(argv, (), "otf2", OTF2_HELP)
+    if got is None:
         return 0
-    opts = [a for a in argv if a.startswith("-")]
-    if opts:
-        raise fe.Usage(f"unknown option '{opts[0]}' (see vaced otf2 --help)")
-    if len(argv) != 2:
-        raise fe.Usage("needs a trace directory and an output directory: vaced otf2 TRACE_DIR OUT_DIR")
+    _, pos = got
+    if len(pos) != 2:
+        raise cli.Usage("needs a trace directory and an output directory: vaced otf2 TRACE_DIR OUT_DIR")
     try:
-        print(convert(os.path.abspath(argv[0]), os.path.abspath(argv[1])))
+        print(convert(os.path.abspath(pos[0]), os.path.abspath(pos[1])))
     except ConvertError as e:
-        raise fe.Failure(str(e))
+        raise cli.Failure(str(e))
     return 0
 
 

@@ -399,26 +399,23 @@ def make_report(json_path, trace_dir, out_dir):
         raise ReportError(f"{out_dir}: writing the report failed: {e.strerror}")
 
 
-def parse(argv, fe):
-    o, pos = fe.split_options(argv, REPORT_VALUED, "report")
-    if len(pos) != 1:
-        raise fe.Usage("needs one report directory: vaced report DIR --json FILE [--trace TRACE_DIR]")
-    if "--json" not in o:
-        raise fe.Usage("--json FILE (the run's JSON) is required")
-    return pos[0], o
-
-
-def main(argv, fe):
-    """vaced report DIR --json FILE [--trace TRACE_DIR], for the front end `fe`."""
-    if {"-h", "--help"} & set(argv):
-        print(REPORT_HELP, end="")
+def main(argv):
+    """vaced report DIR --json FILE [--trace TRACE_DIR]; errors are vaced_cli's."""
+    import vaced_cli as cli
+    got = cli.options(argv, REPORT_VALUED, "report", REPORT_HELP)
+    if got is None:
         return 0
-    out_dir, o = parse(argv, fe)
+    o, pos = got
+    if len(pos) != 1:
+        raise cli.Usage("needs one report directory: vaced report DIR --json FILE [--trace TRACE_DIR]")
+    if "--json" not in o:
+        raise cli.Usage("--json FILE (the run's JSON) is required")
+    out_dir = pos[0]
     trace = os.path.abspath(o["--trace"]) if "--trace" in o else None
     try:
         print("report " + make_report(os.path.abspath(o["--json"]), trace, os.path.abspath(out_dir)))
     except ReportError as e:
-        raise fe.Failure(str(e))
+        raise cli.Failure(str(e))
     return 0
 
 

@@ -1,8 +1,7 @@
 """vaced sweep: re-time one recorded execution on many variants of a target.
 
-Imported by the front end (vaced/tools/vaced), which passes itself as `fe`
-so that targets are resolved and checked, and the replay tool built, the
-way its other commands do.  Python 3 standard library only; matplotlib is
+Run by the front end (vaced_cli), whose target tools resolve and check
+targets, and build the replay tool, the way its other commands do.  Python 3 standard library only; matplotlib is
 imported for --plot alone, in this process or, when this interpreter has
 none, in the system's /usr/bin/python3 (Debian's python3-matplotlib), which
 runs this file as a script on the plot's data.
@@ -73,7 +72,7 @@ Examples:
 
 SWEEP_VALUED = ("--target", "--vary", "--targets", "--csv", "--plot", "--jobs")
 LOG_MAGIC = b"VACEDLOG"
-FE = None      # the front end (vaced/tools/vaced), set by main: Usage, Failure, the target tools
+FE = None      # the front end (vaced_cli), set by main: Usage, Failure, the target tools
 
 # The units of docs/targets.md, as factors to B/s, s and B.
 UNITS = {
@@ -166,39 +165,26 @@ def raise_usage(msg):
 
 
 def parse(argv):
-    o = {"vary": [], "targets": [], "dir": None}
-    i = 0
-    while i < len(argv):
-        a = argv[i]
-        if a in ("-h", "--help"):
-            o["help"] = True
-            return o
-        if a in ("--uniform-compute", "--stats"):
-            o[a[2:].replace("-", "_")] = True
-            i += 1
-            continue
-        name, eq, value = a.partition("=")
-        if name in SWEEP_VALUED and a.startswith("--"):
-            if not eq:
-                if i + 1 == len(argv):
-                    raise_usage(f"{name} needs a value (see vaced sweep --help)")
-                value = argv[i + 1]
-                i += 1
-            if name == "--vary":
-                o["vary"].append(value)
-            elif name == "--targets":
-                o["targets"] += split_list("--targets", value)
-            else:
-                if name in o:
-                    raise_usage(f"{name} is given twice")
-                o[name] = value
-        elif a.startswith("-") and a != "-":
-            raise_usage(f"unknown option '{a}' (see vaced sweep --help)")
-        elif o["dir"] is not None:
-            raise_usage(f"one record directory only, got '{o['dir']}' and '{a}'")
-        else:
-            o["dir"] = a
-        i += 1
+    ap = FE.ArgParser("sweep", SWEEP_HELP)
+    for name in SWEEP_VALUED:
+        ap.add_argument(name, dest=name, action="append", default=[])
+    for name in ("--uniform-compute", "--stats"):
+        ap.add_argument(name, action="store_true")
+    got = ap.parse(argv)
+    if got is None:
+        return {"help": True}
+    ns, pos = got
+    o = {"vary": getattr(ns, "--vary"), "dir": pos[0] if pos else None,
+         "targets": [t for v in getattr(ns, "--targets") for t in split_list("--targets", v)],
+         "uniform_compute": ns.uniform_compute, "stats": ns.stats}
+    for name in SWEEP_VALUED:
+        given = getattr(ns, name)
+        if len(given) > 1 and name not in ("--vary", "--targets"):
+            raise_usage(f"{name} is given twice")
+        if given and name not in ("--vary", "--targets"):
+            o[name] = given[0]
+    if len(pos) > 1:
+        raise_usage(f"one record directory only, got '{pos[0]}' and '{pos[1]}'")
     return o
 
 
@@ -588,12 +574,11 @@ def check_output_path(opt, path):
         raise_usage(f"{opt} {path}: directory {d} does not exist or is not writable")
 
 
-def main(argv, fe):
+def main(argv):
     global FE
-    FE = fe
+    import vaced_cli as FE
     o = parse(argv)
     if o.get("help"):
-        print(SWEEP_HELP, end="")
         return 0
     if o["dir"] is None:
         raise_usage("no record directory: vaced sweep DIR --target T --vary KEY=V1,V2,...")

@@ -1,11 +1,9 @@
-#!/usr/bin/env python3
 """vaced export-simgrid: a SimGrid platform for SMPI that describes the same
 target as a VACED description, as far as SMPI can (see HELP)."""
-import importlib.machinery
-import importlib.util
 import os
 import subprocess
-import sys
+
+import vaced_cli as cli
 
 HELP = """\
 usage: vaced export-simgrid T -n P [-o DIR]
@@ -39,50 +37,28 @@ at 256 ranks about 65,000.
 """
 
 
-def load_front_end():
-    """The vaced front end as a module: its target lookup and checker."""
-    path = os.path.join(os.path.dirname(os.path.realpath(__file__)), "vaced")
-    loader = importlib.machinery.SourceFileLoader("vaced_front_end", path)
-    spec = importlib.util.spec_from_loader("vaced_front_end", loader)
-    mod = importlib.util.module_from_spec(spec)
-    loader.exec_module(mod)
-    return mod
+def parse(argv):
+    """(T, P, DIR or None), or None once the help is printed."""
+    ap = cli.ArgParser("export-simgrid", HELP)
+    ap.add_argument("-n", type=cli.positive("-n"))
+    ap.add_argument("-o")
+    got = ap.parse(argv)
+    if got is None:
+        return None
+    o, pos = got
+    if len(pos) > 1:
+        raise cli.Usage(f"takes one target, got '{pos[0]}' and '{pos[1]}'")
+    if not pos or o.n is None:
+        raise cli.Usage("needs a target and -n: vaced export-simgrid paper-16 -n 16")
+    return pos[0], o.n, o.o
 
 
-def parse(argv, fe):
-    spec, ranks, out = None, None, None
-    i = 0
-    while i < len(argv):
-        a = argv[i]
-        if a in ("-h", "--help"):
-            print(HELP, end="")
-            sys.exit(0)
-        if a in ("-n", "-o"):
-            if i + 1 == len(argv):
-                raise fe.Usage(f"{a} needs a value")
-            if a == "-n":
-                ranks = fe.positive_int("-n", argv[i + 1])
-            else:
-                out = argv[i + 1]
-            i += 2
-            continue
-        if a.startswith("-"):
-            raise fe.Usage(f"export-simgrid: unknown option '{a}' (see vaced export-simgrid --help)")
-        if spec is not None:
-            raise fe.Usage(f"export-simgrid takes one target, got '{spec}' and '{a}'")
-        spec = a
-        i += 1
-    if spec is None or ranks is None:
-        raise fe.Usage("export-simgrid needs a target and -n: vaced export-simgrid paper-16 -n 16")
-    return spec, ranks, out
-
-
-def model(fe, path, ranks):
+def model(path, ranks):
     """VACED's parameters and per-pair figures, from vaced-check --pairs."""
-    r = subprocess.run([fe.checker(), "--pairs", path, str(ranks)],
+    r = subprocess.run([cli.checker(), "--pairs", path, str(ranks)],
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     if r.returncode != 0:
-        raise fe.Failure(r.stderr.strip() or f"target check failed (status {r.returncode})")
+        raise cli.Failure(r.stderr.strip() or f"target check failed (status {r.returncode})")
     params, pairs = {}, []
     for line in r.stdout.splitlines():
         f = line.split()
@@ -116,11 +92,14 @@ def write_platform(path, ranks, pairs):
 
 
 def main(argv):
-    fe = load_front_end()
+    """vaced export-simgrid T -n P [-o DIR]; errors are vaced_cli's."""
+    got = parse(argv)
+    if got is None:
+        return 0
+    spec, ranks, out = got
+    path = cli.resolve_target(spec)
+    params, pairs = model(path, ranks)
     try:
-        spec, ranks, out = parse(argv, fe)
-        path = fe.resolve_target(spec)
-        params, pairs = model(fe, path, ranks)
         name = os.path.basename(path)[:-5] if path.endswith(".topo") else os.path.basename(path)
         out = out or f"simgrid-{name}-{ranks}"
         os.makedirs(out, exist_ok=True)
@@ -143,16 +122,5 @@ def main(argv):
         print(f"vaced export-simgrid: {ranks} ranks of {name}: {out}/platform.xml ({ranks} hosts, "
               f"{nlinks} link kinds, {len(pairs)} routes), {out}/hostfile, {out}/smpirun.args")
         return 0
-    except fe.Usage as e:
-        fe.say(str(e))
-        return 2
-    except fe.Failure as e:
-        fe.say(str(e))
-        return 1
     except OSError as e:
-        fe.say(f"export-simgrid: {e}")
-        return 1
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+        raise cli.Failure(str(e))

@@ -1,0 +1,814 @@
+"""vaced_cli: the command-line front end of VACED (see MAIN_HELP below),
+run by vaced/tools/vaced.
+
+Runs a program under the patched mpiexec and summarises the library's
+prediction, or checks a target description; the other commands are in
+vaced_*.py next to this file, which use its Usage, Failure, ArgParser and
+target helpers, or in the programs it starts (vaced-calibrate,
+vaced-replay).  Target files are checked by
+build/tools/vaced-check, a small C program built on first use from
+vaced/tools/vaced-check.c and the library's own parser (vaced/src), so the
+check is exactly the one the ranks make at MPI_Init.  Python 3 standard
+library only.
+"""
+import argparse
+import glob
+import json
+import os
+import re
+import select
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+
+TOOLS = os.path.dirname(os.path.realpath(__file__))
+ROOT = os.path.dirname(os.path.dirname(TOOLS))
+TOPO_DIR = os.path.join(ROOT, "topo")
+VACED_PREFIX = os.path.join(ROOT, "install", "vaced")
+VANILLA_PREFIX = os.path.join(ROOT, "install", "vanilla")
+RANK_LINE = re.compile(rb"^vaced: rank \d+ of \d+: predicted ")
+
+MAIN_HELP = """\
+usage: vaced run -n P --target T [options] -- PROGRAM [ARGS...]
+       vaced check-target T [-n P]
+       vaced calibrate --name NAME --output FILE [options]
+       vaced replay DIR --target T [--json FILE] [--quiet] [--uniform-compute]
+       vaced sweep DIR --target T --vary KEY=V1,V2,... [--targets T1,T2,...] [options]
+       vaced export-simgrid T -n P [-o DIR]
+       vaced otf2 TRACE_DIR OUT_DIR
+       vaced report DIR --json FILE [--trace TRACE_DIR]
+       vaced critical-path TRACE_DIR [--json FILE]
+       vaced --help | vaced run --help | vaced check-target --help | vaced calibrate --help
+             | vaced sweep --help | vaced export-simgrid --help | vaced otf2 --help
+             | vaced report --help | vaced critical-path --help
+
+Predicts an MPI program's runtime on a target machine by running it with
+VACED's patched MPICH on this host (docs/usage.md).
+
+  run            run PROGRAM on P ranks and print the prediction summary
+  check-target   validate a target description and summarise it
+  calibrate      measure this host (or a hostfile's hosts) with unpatched
+                 MPICH and write a target description of it
+                 (vaced/tools/vaced-calibrate; its options pass through)
+  replay         re-time an execution recorded with run --record DIR on
+                 another target, without running the program again
+                 (docs/replay.md)
+  sweep          replay such a record on variants of a target (keys varied
+                 over values, other targets) and tabulate the predictions
+                 and each key's effect (vaced/tools/vaced_sweep.py)
+  export-simgrid write a SimGrid platform, host file and smpirun options
+                 describing target T for P ranks, for SMPI side by side
+                 (vaced/tools/vaced_export_simgrid.py)
+  otf2           convert a run's traces (run --trace) into an OTF2 archive
+                 for Vampir or ViTE (vaced/tools/vaced_otf2.py)
+  report         write a run's report, an HTML page with plots, from its
+                 JSON and traces (vaced/tools/vaced_report.py)
+  critical-path  the chain of computation and messages across ranks that
+                 ends at a traced run's prediction: its length, terms,
+                 ranks and hops (vaced/tools/vaced_critpath.py)
+
+Examples:
+  vaced check-target paper-1024 -n 1024
+  vaced run -n 16 --target paper-16 -- ./jacobi2d 1024 200
+  vaced calibrate --name here --output here.topo --mpiexec-args "-bind-to core"
+  vaced sweep rec --target paper-16 --vary bnet=0.5x,1x,2x --vary "latency=5 us,15 us"
+"""
+
+RUN_HELP = """\
+usage: vaced run -n P --target T [options] -- PROGRAM [ARGS...]
+
+Runs PROGRAM (built with install/vaced/bin/mpicc, or against any MPICH 4.x)
+on P ranks with install/vaced/bin/mpiexec, predicting its runtime on target
+T.  The program's output is passed through; at the end a summary table
+gives the prediction (the library's rank-0 line), the slowest rank's
+compute/communication split, min/mean/max over ranks and the host wall time.
+
+  -n P               number of ranks (the target must have at least P cores)
+  --target T         target description: a path (anything with a '/'), or a
+                     name NAME for NAME.topo in $VACED_TOPO_DIR or topo/
+                     (as VACED_TARGET), or a file T in this directory.
+                     Checked before anything is launched.
+  --host-cores N     run the ranks on host CPUs 0..N-1 (taskset -c 0-(N-1));
+                     with fewer than a node's cores, memory-bound computation
+                     meets less traffic than on the target: predicted fast
+  --hostfile F       pass -f F to mpiexec (ranks on several hosts; rank 0
+                     must run on this host, where it writes the results)
+  --json FILE        write the library's JSON plus host_wall_s, command,
+                     host_cores, vanilla_time_s and slowdown to FILE
+  --record DIR       every rank records what the model was told to
+                     DIR/rank-NNNNNN.vlog (VACED_RECORD; DIR is created if
+                     missing), for vaced replay on other targets
+  --trace DIR        every rank writes its timeline to DIR/vaced-trace.R.csv
+                     (VACED_TRACE; DIR is created if missing): its compute,
+                     mpi and poll spans and its messages, in target seconds
+                     (docs/usage.md, Trace).  The summary and the JSON
+                     (critical_path) then give the run's critical path
+  --otf2 DIR         also write the run's timelines as an OTF2 archive,
+                     DIR/traces.otf2 (as vaced otf2; traces into a temporary
+                     directory unless --trace).  VACED_OTF2=DIR in the
+                     environment does the same
+  --report DIR       also write DIR/report.html with plots (as vaced report;
+                     traces as --otf2 does).  An OTF2 archive or report that
+                     cannot be written is one line on stderr after the
+                     summary, and the exit status 1
+  --uniform-compute  also re-time the run with its computation uniform
+                     across ranks (records it, to --record DIR or a
+                     temporary directory, then vaced replay --uniform-compute):
+                     the summary and the JSON (uniform_compute) give that
+                     prediction, without the host's measurement noise
+                     carried along exchanges, for programs whose ranks do
+                     the same work (docs/replay.md)
+  --vanilla-time S   the program's runtime in seconds without VACED: the
+                     summary adds slowdown = host wall time / S
+  --vanilla          measure that time: run the same command first with
+                     install/vanilla (unpatched MPICH), then with VACED
+  --quiet            hide the per-rank "vaced: rank R of P" lines (the
+                     library's prediction line and the summary stay)
+  --progress         print "R/P ranks finished" to stderr once a second even
+                     when stderr is not a terminal (on a terminal: always)
+  -h, --help         this text
+
+The ranks get VACED_TARGET (the checked file), VACED_JSON (a temporary file
+unless --json) and VACED_QUIET=0; other VACED_* variables (VACED_CPUTIME,
+VACED_TOPO_DIR) pass through from the environment.
+
+Exit status: 0 success; 2 a usage error (bad option, missing '--', program
+or target not found); 1 an invalid target file or a failed run; a program
+that exits non-zero gives its own status (the summary is still printed when
+rank 0 reported).
+
+Examples:
+  vaced run -n 16 --target paper-16 -- ./jacobi2d 1024 200
+  vaced run -n 64 --target topo/torus-4x4x4.topo --host-cores 2 --quiet \\
+            --vanilla --json out.json -- ./stencil 64
+"""
+
+CHECK_HELP = """\
+usage: vaced check-target T [-n P]
+
+Loads target T with the library's own parser for a job of P ranks and
+prints a summary: name, cores and nodes, the nodes the job uses, topology
+and its keys, how many rank pairs are how many hops apart, bandwidths,
+latencies and the eager threshold.  Without -n, P is the target's core
+count (the whole machine; at most 1048576).  T is resolved as in `vaced run`.
+
+Exit status: 0 valid; 1 invalid, with FILE:LINE: reason on stderr;
+2 usage error or target not found.
+
+Examples:
+  vaced check-target paper-16
+  vaced check-target ./my-cluster.topo -n 256
+"""
+
+
+class Usage(Exception):
+    """A mistake on the command line: exit 2."""
+
+
+class Failure(Exception):
+    """A failed check or run: exit 1."""
+
+
+def say(msg):
+    print("vaced: " + msg, file=sys.stderr, flush=True)
+
+
+def page_reporting_devices(sysfs=None):
+    """The virtio_balloon devices that report free pages to the host
+    (VIRTIO_BALLOON_F_REPORTING, feature bit 5)."""
+    drv = os.path.join(sysfs or os.environ.get("VACED_SYSFS", "/sys"), "bus/virtio/drivers/virtio_balloon")
+    found = []
+    for d in sorted(glob.glob(os.path.join(drv, "virtio*"))):
+        try:
+            with open(os.path.join(d, "features")) as f:
+                bits = f.read().strip()
+        except OSError:
+            continue
+        if len(bits) > 5 and bits[5] == "1":
+            found.append(os.path.basename(d))
+    return found
+
+
+def note_page_reporting():
+    """On a VM whose host takes freed memory back, a program's first
+    touches cost 2 us a page in one run and 10 in the next: say so, since
+    that moves the CPU time VACED measures (and real runs) by up to 20 %."""
+    devs = page_reporting_devices()
+    if devs:
+        say(f"note: this machine reports freed memory to its host ({', '.join(devs)}, virtio_balloon free page "
+            f"reporting): first touches of memory cost more in some runs than in others, which moved "
+            f"memory-hungry programs' compute time (docs/usage.md, comparing with a real run). To stop it while "
+            f"you measure, as root: echo {devs[0]} > /sys/bus/virtio/drivers/virtio_balloon/unbind "
+            f"(and .../bind after)")
+
+
+def positive_int(opt, value):
+    if not re.fullmatch(r"[0-9]+", value) or int(value) < 1:
+        raise Usage(f"{opt} needs a whole number of at least 1, got '{value}'")
+    return int(value)
+
+
+def resolve_target(spec):
+    """A path (with a '/'), else NAME.topo in $VACED_TOPO_DIR or topo/ (the
+    library's rule), else a file of that name here."""
+    if "/" in spec:
+        candidates = [spec]
+    else:
+        dirs = [d for d in (os.environ.get("VACED_TOPO_DIR"), TOPO_DIR) if d]
+        candidates = [os.path.join(d, spec + ".topo") for d in dirs] + [spec]
+    for c in candidates:
+        if os.path.isfile(c):
+            return c
+    names = sorted(os.path.basename(p)[:-5] for p in glob.glob(os.path.join(TOPO_DIR, "*.topo")))
+    raise Usage(f"target '{spec}' not found: give a file path or one of the names in "
+                f"{TOPO_DIR}: {', '.join(names)}")
+
+
+def checker():
+    """build/tools/vaced-check, (re)built when a source is newer."""
+    return c_tool("vaced-check")
+
+
+def c_tool(name):
+    """build/tools/NAME from vaced/tools/NAME.c and the library's sources,
+    (re)built when a source is newer."""
+    binary = os.path.join(ROOT, "build", "tools", name)
+    sources = [os.path.join(TOOLS, name + ".c")] + \
+        glob.glob(os.path.join(ROOT, "vaced", "src", "*", "*.[ch]")) + \
+        glob.glob(os.path.join(ROOT, "vaced", "include", "*.h"))
+    if os.path.exists(binary) and \
+            os.path.getmtime(binary) >= max(os.path.getmtime(s) for s in sources):
+        return binary
+    os.makedirs(os.path.dirname(binary), exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=os.path.dirname(binary), prefix="." + name + ".")
+    os.close(fd)
+    cc = os.environ.get("CC", "cc").split()
+    cmd = cc + ["-std=gnu11", "-O2", "-I" + os.path.join(ROOT, "vaced", "include"),
+                "-I" + os.path.join(ROOT, "vaced", "src"), "-o", tmp] + \
+        [s for s in sources if s.endswith(".c")] + ["-lm"]
+    try:
+        r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    except OSError as e:
+        os.unlink(tmp)
+        raise Failure(f"cannot build {name}: {e} (install a C compiler, or set CC)")
+    if r.returncode != 0:
+        os.unlink(tmp)
+        raise Failure("cannot build " + binary + ":\n" + r.stdout +
+                      "(run ./build.sh, which installs the compiler and libpfm4-dev)")
+    os.chmod(tmp, 0o755)
+    os.replace(tmp, binary)
+    return binary
+
+
+def check_target(path, ranks, quiet):
+    """Runs the checker; raises Failure with its FILE:LINE: reason."""
+    r = subprocess.run([checker()] + (["-q"] if quiet else []) + [path, str(ranks)],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    if r.returncode != 0:
+        raise Failure(r.stderr.strip() or f"target check failed (status {r.returncode})")
+    return r.stdout
+
+
+def cmd_check_target(argv):
+    ap = ArgParser("check-target", CHECK_HELP, prefix="check-target: ")
+    ap.add_argument("-n", type=positive("-n"), default=0)
+    got = ap.parse(argv)
+    if got is None:
+        return 0
+    o, pos = got
+    if len(pos) > 1:
+        raise Usage(f"check-target takes one target, got '{pos[0]}' and '{pos[1]}'")
+    if not pos:
+        raise Usage("check-target needs a target: vaced check-target paper-16 [-n P]")
+    print(check_target(resolve_target(pos[0]), o.n, quiet=False), end="")
+    return 0
+
+
+RUN_VALUED = ("-n", "--target", "--host-cores", "--hostfile", "--json", "--trace", "--record",
+              "--vanilla-time", "--otf2", "--report")
+RUN_FLAGS = ("--vanilla", "--quiet", "--progress", "--uniform-compute")
+
+
+class ArgParser(argparse.ArgumentParser):
+    """argparse as the commands use it: the help is the command's own
+    text; a mistake raises Usage, in the words the commands have always
+    used; no abbreviated options; arguments that are not options come back
+    in order, for the command to check."""
+
+    def __init__(self, command, help_text, prefix=""):
+        super().__init__(prog="vaced " + command, add_help=False, allow_abbrev=False)
+        self.command, self.help_text, self.prefix = command, help_text, prefix
+        self.add_argument("-h", "--help", action="store_true")
+
+    def error(self, message):
+        m = re.match(r"argument ([^:]+): expected one argument", message)
+        if m:
+            raise Usage(f"{m.group(1).split('/')[-1]} needs a value (see vaced {self.command} --help)")
+        m = re.match(r"argument [^:]+: (.*)", message)
+        raise Usage(m.group(1) if m else f"{self.prefix}{message}")
+
+    def parse(self, argv):
+        """(options, other arguments), or None once the help is printed."""
+        if {"-h", "--help"} & set(argv):
+            print(self.help_text, end="")
+            return None
+        o, rest = self.parse_known_args(argv)
+        for a in rest:
+            if a.startswith("-") and a != "-":
+                raise Usage(f"{self.prefix}unknown option '{a}' (see vaced {self.command} --help)")
+        return o, rest
+
+
+def positive(opt):
+    """An argparse type: a whole number of at least 1, named in the error."""
+    def check(value):
+        try:
+            return positive_int(opt, value)
+        except Usage as e:
+            raise argparse.ArgumentTypeError(str(e))
+    return check
+
+
+def parse_run(argv):
+    """{option: value} of `vaced run`'s options, "program": the words after
+    '--', "help": True for --help."""
+    if "--" in argv:
+        cut = argv.index("--")
+        argv, program = argv[:cut], argv[cut + 1:]
+    else:
+        program = None
+    ap = ArgParser("run", RUN_HELP, prefix="run: ")
+    for opt in RUN_VALUED:
+        ap.add_argument(opt, dest=opt)
+    for opt in RUN_FLAGS:
+        ap.add_argument(opt, dest=opt, action="store_true")
+    got = ap.parse(argv)
+    if got is None:
+        return {"help": True}
+    ns, pos = got
+    if pos:
+        raise Usage(f"run: missing '--' before the program '{pos[0]}': "
+                    f"vaced run -n P --target T [options] -- {pos[0]} ...")
+    if program is None:
+        raise Usage("run: missing '--' and the program: vaced run -n P --target T -- ./prog args")
+    o = {k: v for k, v in vars(ns).items() if k.startswith("-") and v not in (None, False)}
+    o["program"] = program
+    return o
+
+
+def options(argv, valued, command, help_text):
+    """The {name: value} of argv's options of `valued` and its other
+    arguments, in order, or None once the help is printed (the commands
+    vaced_*.py run)."""
+    ap = ArgParser(command, help_text)
+    for opt in valued:
+        ap.add_argument(opt, dest=opt)
+    got = ap.parse(argv)
+    if got is None:
+        return None
+    ns, pos = got
+    return {k: v for k, v in vars(ns).items() if k.startswith("-") and v is not None}, pos
+
+
+def writable_dir(opt, path):
+    """The absolute path of directory `path`, created if missing."""
+    d = os.path.abspath(path)
+    try:
+        os.makedirs(d, exist_ok=True)
+    except OSError as e:
+        raise Usage(f"{opt} {d}: cannot create the directory: {e.strerror}")
+    if not os.access(d, os.W_OK):
+        raise Usage(f"{opt} {d}: the directory is not writable")
+    return d
+
+
+def check_run_options(o):
+    """Everything that can be checked before launching."""
+    if "-n" not in o:
+        raise Usage("run: -n P (the number of ranks) is required")
+    o["-n"] = positive_int("-n", o["-n"])
+    if "--target" not in o:
+        raise Usage("run: --target T is required (a .topo path or a name such as paper-16)")
+    if not o["program"]:
+        raise Usage("run: no program after '--'")
+    if "--host-cores" in o:
+        n = o["--host-cores"] = positive_int("--host-cores", o["--host-cores"])
+        have = os.sched_getaffinity(0)
+        if not set(range(n)) <= have:
+            raise Usage(f"--host-cores {n} needs CPUs 0-{n - 1}, but this process may use CPUs "
+                        f"{','.join(map(str, sorted(have)))}")
+    if "--hostfile" in o and not os.path.isfile(o["--hostfile"]):
+        raise Usage(f"hostfile '{o['--hostfile']}' not found")
+    if "--json" in o:
+        d = os.path.dirname(os.path.abspath(o["--json"]))
+        if not os.path.isdir(d) or not os.access(d, os.W_OK):
+            raise Usage(f"--json {o['--json']}: directory {d} does not exist or is not writable")
+    for opt in ("--trace", "--record"):
+        if opt in o:
+            o[opt] = writable_dir(opt, o[opt])
+    if "--otf2" not in o and os.environ.get("VACED_OTF2"):
+        o["--otf2"] = os.environ["VACED_OTF2"]
+    for opt in ("--otf2", "--report"):     # checked when written: the prediction comes first
+        if opt in o:
+            o[opt] = os.path.abspath(o[opt])
+    if "--vanilla-time" in o:
+        try:
+            o["--vanilla-time"] = float(o["--vanilla-time"])
+        except ValueError:
+            o["--vanilla-time"] = -1.0
+        if not o["--vanilla-time"] > 0 or o["--vanilla-time"] == float("inf"):
+            raise Usage("--vanilla-time needs a time in seconds greater than 0")
+        if o.get("--vanilla"):
+            raise Usage("give --vanilla or --vanilla-time S, not both")
+    prog = o["program"][0]
+    if "/" in prog:
+        if not os.path.isfile(prog):
+            raise Usage(f"program '{prog}' not found")
+        if not os.access(prog, os.X_OK):
+            raise Usage(f"program '{prog}' is not executable (chmod +x {prog}?)")
+    elif not shutil.which(prog):
+        raise Usage(f"program '{prog}' not found in PATH (for a file here, write ./{prog})")
+    o["target_path"] = resolve_target(o["--target"])
+    check_target(o["target_path"], o["-n"], quiet=True)
+    for prefix in [VACED_PREFIX] + ([VANILLA_PREFIX] if o.get("--vanilla") else []):
+        if not os.access(os.path.join(prefix, "bin", "mpiexec"), os.X_OK):
+            raise Failure(f"{prefix}/bin/mpiexec is missing: run ./build.sh in {ROOT} first")
+
+
+def launcher(o, prefix):
+    cmd = []
+    if "--host-cores" in o:
+        cmd += ["taskset", "-c", f"0-{o['--host-cores'] - 1}"]
+    cmd += [os.path.join(prefix, "bin", "mpiexec"), "-n", str(o["-n"])]
+    if "--hostfile" in o:
+        cmd += ["-f", o["--hostfile"]]
+    return cmd + o["program"]
+
+
+def time_vanilla(o):
+    """Wall time of the same command on install/vanilla; output discarded."""
+    say("timing the program on install/vanilla (unpatched MPICH) first")
+    env = dict(os.environ)
+    env["LD_LIBRARY_PATH"] = os.path.join(VANILLA_PREFIX, "lib") + \
+        (":" + env["LD_LIBRARY_PATH"] if env.get("LD_LIBRARY_PATH") else "")
+    with tempfile.TemporaryFile() as log:
+        t0 = time.monotonic()
+        r = subprocess.run(launcher(o, VANILLA_PREFIX), env=env, stdout=log, stderr=log)
+        wall = time.monotonic() - t0
+        if r.returncode != 0:
+            log.seek(0)
+            tail = log.read().decode(errors="replace").splitlines()[-20:]
+            raise Failure(f"the vanilla run failed (status {r.returncode}); its last output:\n"
+                          + "\n".join(tail))
+    return wall
+
+
+class Streams:
+    """Forwards the program's stdout and stderr line by line, counts the rank
+    lines (they come at MPI_Finalize) and draws the progress line."""
+
+    def __init__(self, proc, ranks, quiet, progress):
+        self.out = {proc.stdout.fileno(): sys.stdout.buffer, proc.stderr.fileno(): sys.stderr.buffer}
+        self.stdout_fd = proc.stdout.fileno()
+        self.pending = {fd: b"" for fd in self.out}
+        self.ranks, self.quiet, self.progress = ranks, quiet, progress
+        self.tty = sys.stderr.isatty()
+        self.finished = 0
+        self.drawn = False
+        self.start = self.last = time.monotonic()
+
+    def run(self):
+        open_fds = list(self.out)
+        while open_fds:
+            ready, _, _ = select.select(open_fds, [], [], 1.0 if self.progress else None)
+            for fd in ready:
+                chunk = os.read(fd, 65536)
+                data = self.pending[fd] + chunk
+                cut = len(data) if not chunk or len(data) > 65536 else data.rfind(b"\n") + 1
+                self.pending[fd] = data[cut:]
+                if not chunk:
+                    open_fds.remove(fd)
+                self.forward(fd, data[:cut])
+            now = time.monotonic()
+            if self.progress and open_fds and now - self.last >= 1.0:
+                self.last = now
+                self.draw(now)
+        self.clear()
+
+    def forward(self, fd, data):
+        if not data:
+            return
+        self.clear()
+        for line in data.splitlines(keepends=True):
+            if fd == self.stdout_fd and RANK_LINE.match(line):
+                self.finished += 1
+                if self.quiet:
+                    continue
+            self.out[fd].write(line)
+        self.out[fd].flush()
+
+    def draw(self, now):
+        text = f"vaced: {self.finished}/{self.ranks} ranks finished, {now - self.start:.0f} s elapsed"
+        sys.stderr.write("\r" + text + "\033[K" if self.tty else text + "\n")
+        sys.stderr.flush()
+        self.drawn = self.tty
+
+    def clear(self):
+        if self.drawn:
+            sys.stderr.write("\r\033[K")
+            sys.stderr.flush()
+            self.drawn = False
+
+
+def summary_table(data, o, wall, vanilla):
+    per = data["per_rank"]
+    slow = max(per, key=lambda r: r["total_s"])   # the first maximum, as the library's
+    total = slow["total_s"] or 1.0
+    rows = [
+        ("prediction", f"{data['prediction_s']:.9f} s"),
+        ("target", f"{data['target']} ({data['target_file']})"),
+        ("ranks", str(data["ranks"])),
+        ("slowest rank", f"{slow['rank']}: compute {slow['compute_s']:.9f} s "
+                         f"({100 * slow['compute_s'] / total:.1f} %), communication "
+                         f"{slow['communication_s']:.9f} s ({100 * slow['communication_s'] / total:.1f} %)"),
+        ("over ranks", f"{'min':>14} {'mean':>14} {'max':>14}"),
+    ]
+    for label, key in (("  predicted", "total_s"), ("  compute", "compute_s"),
+                       ("  communication", "communication_s")):
+        v = [r[key] for r in per]
+        rows.append((label, f"{min(v):12.9f} s {sum(v) / len(v):12.9f} s {max(v):12.9f} s"))
+    n = o.get("--host-cores")
+    cores = f"{n} host core{'s' * (n > 1)}, taskset -c 0-{n - 1}" if n else "all host CPUs"
+    rows.append(("host wall time", f"{wall:.3f} s ({cores}"
+                 + (f", hostfile {o['--hostfile']})" if "--hostfile" in o else ")")))
+    if vanilla:
+        rows.append(("slowdown", f"{wall / vanilla[0]:.2f} (host wall time / vanilla "
+                                 f"{vanilla[0]:.3f} s, {vanilla[1]})"))
+    if "--trace" in o:
+        rows.append(("trace", os.path.join(o["--trace"], "vaced-trace.R.csv") + f", R = 0..{data['ranks'] - 1}"))
+    uc = data.get("uniform_compute")
+    if uc:
+        change = f", {100 * uc['change']:+.1f} %" if uc["change"] is not None else ""
+        rows.append(("uniform compute", f"{uc['prediction_s']:.9f} s{change} (computation uniform across "
+                     f"ranks: {uc['groups']} groups of ranks with one sequence of calls)"))
+    cp = data.get("critical_path")
+    if cp:
+        length = cp["length_s"] or 1.0
+        top = sorted(((v, k) for k, v in cp["breakdown"].items() if v > 0), reverse=True)[:3]
+        rows.append(("critical path", f"{cp['length_s']:.9f} s: "
+                     + ", ".join(f"{k} {100 * v / length:.1f} %" for v, k in top)
+                     + f"; {len(set(cp['ranks']))} ranks, {len(cp['hops'])} hops"))
+    rule = "-" * 72
+    return "\n".join(["vaced summary " + rule[14:]] + [f"{k:<16} {v}" for k, v in rows] + [rule]) + "\n" + \
+        top_table(data.get("calls"), "MPI function", lambda c: c["function"]) + \
+        top_table(data.get("call_sites"), "call site", site_label)
+
+
+def site_label(s):
+    """'MPI_Send in conj_grad (cg.c:123)', or (cg+0x1a2b) without line information."""
+    if s.get("file") and s.get("line"):
+        where = f"{os.path.basename(s['file'])}:{s['line']}"
+    else:       # no line: the offset tells apart the sites of one function
+        where = f"{os.path.basename(s.get('module') or '?')}+{s.get('offset', '?')}"
+    caller = s.get("caller")
+    return s["function"] + (f" in {caller}" if caller else "") + (f" ({where})" if where else "")
+
+
+def top_table(rows, what, label, top=10):
+    """The top rows of the JSON's calls or call_sites by predicted time,
+    with their main terms; '' when the run has none."""
+    if not rows:
+        return ""
+    lines = [f"top {min(top, len(rows))} of {len(rows)} by {what} (time over all ranks; share of "
+             f"all ranks' predicted time)",
+             f"  {'calls':>9} {'time (s)':>12} {'share':>7}  {what}: main terms"]
+    for r in rows[:top]:
+        terms = sorted(r["breakdown"].items(), key=lambda kv: -kv[1])
+        main = ", ".join(f"{k} {100 * v / r['total_s']:.0f} %" for k, v in terms[:2]
+                         if r["total_s"] > 0 and v >= 0.005 * r["total_s"])
+        lines.append(f"  {r['calls']:>9} {r['total_s']:>12.6f} {100 * r['share']:>6.1f}%  "
+                     f"{label(r)}" + (f": {main}" if main else ""))
+    return "\n".join(lines) + "\n"
+
+
+def to_json(data):
+    """One key a line, one rank a line (as the library writes it)."""
+    items = []
+    for k, v in data.items():
+        if isinstance(v, list) and v and all(isinstance(r, dict) for r in v):
+            v = "[\n" + ",\n".join("    " + json.dumps(r) for r in v) + "\n  ]"
+        else:
+            v = json.dumps(v)
+        items.append(f"  {json.dumps(k)}: {v}")
+    return "{\n" + ",\n".join(items) + "\n}\n"
+
+
+def cmd_run(argv):
+    o = parse_run(argv)
+    if o.get("help"):
+        return 0
+    check_run_options(o)
+    note_page_reporting()
+    vanilla = None
+    if "--vanilla-time" in o:
+        vanilla = (o["--vanilla-time"], "given")
+    elif o.get("--vanilla"):
+        vanilla = (time_vanilla(o), "measured")
+    tmpdir = tempfile.mkdtemp(prefix="vaced-run.")
+    lib_json = os.path.join(tmpdir, "vaced.json")
+    env = dict(os.environ, VACED_TARGET=os.path.abspath(o["target_path"]), VACED_JSON=lib_json, VACED_QUIET="0")
+    env.pop("VACED_OTF2", None)         # the front end's, not the library's
+    trace_dir = o.get("--trace")
+    if not trace_dir and ("--otf2" in o or "--report" in o):
+        trace_dir = os.path.join(tmpdir, "trace")
+        os.mkdir(trace_dir)
+    if trace_dir:
+        env["VACED_TRACE"] = trace_dir
+    record_dir = o.get("--record")
+    if o.get("--uniform-compute") and not record_dir:
+        record_dir = os.path.join(tmpdir, "record")
+    if record_dir:
+        env["VACED_RECORD"] = record_dir
+    cmd = launcher(o, VACED_PREFIX)
+    outputs_failed = False
+    try:
+        t0 = time.monotonic()
+        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        streams = Streams(proc, o["-n"], o.get("--quiet", False),
+                          o.get("--progress", False) or sys.stderr.isatty())
+        try:
+            streams.run()
+            status = proc.wait()
+        except KeyboardInterrupt:       # the terminal sent SIGINT to mpiexec too
+            streams.clear()
+            proc.wait()
+            say("interrupted")
+            return 130
+        wall = time.monotonic() - t0
+        status = 128 - status if status < 0 else status
+        try:
+            with open(lib_json) as f:
+                data = json.load(f)
+        except (OSError, ValueError):
+            data = None
+        if data is None:
+            say(f"rank 0 reported no prediction (mpiexec exit status {status}); see the output above")
+            return status or 1
+        if trace_dir:
+            add_critical_path(data, trace_dir)
+        if o.get("--uniform-compute"):
+            outputs_failed = not add_uniform_compute(data, record_dir, o["target_path"], tmpdir)
+        sys.stdout.write(summary_table(data, o, wall, vanilla))
+        sys.stdout.flush()
+        data.update(host_wall_s=round(wall, 6), command=o["program"],
+                    host_cores=o.get("--host-cores"), hostfile=o.get("--hostfile"),
+                    vanilla_time_s=vanilla and round(vanilla[0], 6),
+                    vanilla_time_source=vanilla and vanilla[1],
+                    slowdown=vanilla and round(wall / vanilla[0], 6),
+                    exit_status=status)
+        if "--json" in o:
+            try:
+                with open(o["--json"], "w") as f:
+                    f.write(to_json(data))
+            except OSError as e:
+                raise Failure(f"cannot write --json {o['--json']}: {e.strerror}")
+        outputs_failed = write_outputs(o, data, trace_dir, tmpdir) or outputs_failed
+    finally:
+        shutil.rmtree(tmpdir, ignore_errors=True)
+    if status != 0:
+        say(f"the program exited with status {status}")
+    return status or (1 if outputs_failed else 0)
+
+
+def add_uniform_compute(data, record_dir, target, tmpdir):
+    """The run re-timed with uniform computation, into
+    data["uniform_compute"]; a replay that fails is one line on stderr
+    (False)."""
+    out = os.path.join(tmpdir, "uniform.json")
+    r = subprocess.run([c_tool("vaced-replay"), record_dir, "--target", target, "--json", out, "--quiet",
+                        "--uniform-compute"], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        with open(out) as f:
+            pred = json.load(f)["prediction_s"]
+    except (OSError, ValueError, KeyError):
+        pred = None
+    if r.returncode != 0 or pred is None:
+        say("--uniform-compute: the replay failed: " + (r.stderr.strip().splitlines() or ["no prediction"])[-1])
+        return False
+    groups = re.search(r"\((\d+) groups? of ranks\)", r.stderr)
+    data["uniform_compute"] = {"prediction_s": pred,
+                               "change": pred / data["prediction_s"] - 1 if data["prediction_s"] else None,
+                               "groups": int(groups.group(1)) if groups else None}
+    return True
+
+
+def add_critical_path(data, trace_dir):
+    """The run's critical path from its traces, into data["critical_path"];
+    traces it cannot be found in are one line on stderr."""
+    vaced_critpath = tool_module("vaced_critpath")
+    try:
+        data["critical_path"] = vaced_critpath.of_dir(trace_dir)
+    except vaced_critpath.PathError as e:
+        say(f"critical path: {e}")
+
+
+def write_outputs(o, data, trace_dir, tmpdir):
+    """The OTF2 archive and the report of a finished run, each reported in
+    one line; True if one could not be written."""
+    failed = False
+    if "--otf2" in o:
+        vaced_otf2 = tool_module("vaced_otf2")
+        try:
+            say(vaced_otf2.convert(trace_dir, o["--otf2"]))
+        except vaced_otf2.ConvertError as e:
+            say(f"--otf2: {e}")
+            failed = True
+    if "--report" in o:
+        vaced_report = tool_module("vaced_report")
+        run_json = os.path.join(tmpdir, "run.json")
+        with open(run_json, "w") as f:
+            f.write(to_json(data))
+        try:
+            say("report " + vaced_report.make_report(run_json, trace_dir, o["--report"]))
+        except vaced_report.ReportError as e:
+            say(f"--report: {e}")
+            failed = True
+    return failed
+
+
+def cmd_replay(argv):
+    """vaced replay DIR --target T ...: the C replay does the work; its
+    options and errors are its own."""
+    if {"-h", "--help"} & set(argv):
+        os.execv(c_tool("vaced-replay"), ["vaced-replay", "--help"])
+    args = list(argv)
+    for i, a in enumerate(args[:-1]):
+        if a == "--target":
+            args[i + 1] = resolve_target(args[i + 1])
+    os.execv(c_tool("vaced-replay"), ["vaced-replay"] + args)
+
+
+def tool_module(name):
+    """vaced/tools/NAME.py, imported (no __pycache__ in vaced/tools)."""
+    sys.dont_write_bytecode = True
+    if TOOLS not in sys.path:
+        sys.path.insert(0, TOOLS)
+    return __import__(name)
+
+
+def cmd_module(command, name, argv):
+    """A command whose module, next to this file, does the work with this
+    module's Usage and Failure; its errors are "vaced COMMAND: reason"."""
+    try:
+        return tool_module(name).main(argv)
+    except Usage as e:
+        print(f"vaced {command}: {e}", file=sys.stderr, flush=True)
+        return 2
+    except Failure as e:
+        print(f"vaced {command}: {e}", file=sys.stderr, flush=True)
+        return 1
+
+
+def cmd_calibrate(argv):
+    """vaced-calibrate parses, checks and documents its own options."""
+    if not {"-h", "--help"} & set(argv):
+        note_page_reporting()
+    os.execv(sys.executable, [sys.executable, os.path.join(TOOLS, "vaced-calibrate")] + argv)
+
+
+COMMANDS = {
+    "run": cmd_run,
+    "check-target": cmd_check_target,
+    "calibrate": cmd_calibrate,
+    "replay": cmd_replay,
+    "sweep": lambda argv: cmd_module("sweep", "vaced_sweep", argv),
+    "export-simgrid": lambda argv: cmd_module("export-simgrid", "vaced_export_simgrid", argv),
+    "otf2": lambda argv: cmd_module("otf2", "vaced_otf2", argv),
+    "report": lambda argv: cmd_module("report", "vaced_report", argv),
+    "critical-path": lambda argv: cmd_module("critical-path", "vaced_critpath", argv),
+}
+
+
+def main(argv):
+    try:
+        if not argv:
+            sys.stderr.write(MAIN_HELP)
+            return 2
+        if argv[0] in ("-h", "--help", "help"):
+            print(MAIN_HELP, end="")
+            return 0
+        if argv[0] not in COMMANDS:
+            raise Usage(f"unknown command '{argv[0]}' (commands: {', '.join(COMMANDS)}; see vaced --help)")
+        return COMMANDS[argv[0]](argv[1:])
+    except Usage as e:
+        say(str(e))
+        return 2
+    except Failure as e:
+        say(str(e))
+        return 1
+    except KeyboardInterrupt:
+        say("interrupted")
+        return 130
+
