@@ -72,8 +72,6 @@ void vaced_send_times(vaced_time_t base, int dest, uint64_t bytes, int is_data,
      * message leaves once the sender's CPU has handed it on. */
     vaced_time_t os = vaced_send_overhead(dest), ts = base + os;
     uint64_t *count = warmup_count(dest, bytes);
-    if (is_data && vaced_target_uncalibrated(t, bytes))
-        vaced_unmodelled(VACED_UNMODELLED_UNCALIBRATED, "a send");
     struct vaced_msg_cost cost;
     vaced_msg_cost(t, rank, dest, bytes, count ? (*count)++ : UINT64_MAX, &cost);
     vaced_time_t copy = cost.copy;

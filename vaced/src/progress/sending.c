@@ -5,6 +5,7 @@
  * accounts for it. */
 #include "clock/clock.h"
 #include "job/job.h"
+#include "machine/target.h"
 #include "network/send.h"
 #include "progress/waits.h"
 #include "progress/peers.h"
@@ -72,6 +73,8 @@ vaced_time_t vaced_send_stamp(int dest, uint64_t bytes, int is_data, vaced_time_
     if (!vaced_running)
         return VACED_TIME_UNSET;
     vaced_time_t base = vaced_handling() ? vaced_handling_ts() : vaced_clock_tv();
+    if (is_data && vaced_target_uncalibrated(vaced_sim_target(), bytes))
+        vaced_unmodelled(VACED_UNMODELLED_UNCALIBRATED, "a send");
     struct vaced_send_times s;
     vaced_send_times(base, dest, bytes, is_data, &s);
     vaced_time_t os = s.os, ts = s.ts, copy = s.copy;
