@@ -84,9 +84,9 @@ for app in "${app_list[@]}"; do
                 die "sampling $app on $n ranks failed"
             echo "  where the samples fell ($app, $n ranks, VACED):"
             perf report -i "$WORK/perf.data" --stdio --sort dso 2> /dev/null |
-                awk '/^ +[0-9.]+%/ { printf "    %7s  %s\n", $1, $2 }' | head -n 8
+                awk '/^ +[0-9.]+%/ && n++ < 8 { printf "    %7s  %s\n", $1, $2 }'
             perf report -i "$WORK/perf.data" --stdio --sort sym 2> /dev/null |
-                awk '/^ +[0-9.]+%/ { $2 = ""; printf "    %s\n", $0 }' | head -n 12
+                awk '/^ +[0-9.]+%/ && n++ < 12 { $2 = ""; printf "    %s\n", $0 }'
         fi
     done
 done
