@@ -54,30 +54,35 @@ def check(name, ok, detail="", always=False):
     return ok
 
 
-def near(name, got, want, tol=TOLERANCE):
+def near(name, got, want, tol=TOLERANCE, computed=0):
+    """got within tol of want; above it, also by at most `computed` (the
+    host's own computation on the measured path, which the model counts and
+    a closed form of the network does not)."""
     if got is None:
         check(name, False, "(no measurement in the program's output)")
         return
     err = (got - want) / want if want else float("inf")
-    check(name, abs(err) <= tol,
-          f"(predicted {got * 1e6:.3f} us, closed form {want * 1e6:.3f} us, {err * 100:+.2f}%)", always=True)
+    ok = -tol * want <= got - want <= tol * want + computed
+    more = f", computation {computed * 1e6:.3f} us" if computed else ""
+    check(name, ok, f"(predicted {got * 1e6:.3f} us, closed form {want * 1e6:.3f} us, {err * 100:+.2f}%{more})",
+          always=True)
 
 
-def near_measured(name, measure, want, tol=TOLERANCE, tries=4):
+def near_measured(name, measure, want, tol=TOLERANCE, tries=4, computed=lambda: 0):
     """near() for a prediction measured by running a program.  Host noise
     (other processes' cache and interrupt load, the hypervisor) only ever
     adds CPU time, so while a run is off, up to `tries` runs are made and
-    the smallest value kept: a model that is off is off in every run.  (On
-    the AMD VM of 2026-11-27 one run in a CI pass came out +2.05 % where
-    2 % is allowed, another +5.2 % where 5 % is.)"""
+    the smallest value kept: a model that is off is off in every run
+    (docs/testing.md lists the bounds).  computed(): the host's computation
+    on the measured path so far, as near() takes it."""
     values = []
     for _ in range(tries):
         got = measure()
         if got is not None:
             values.append(got)
-            if abs(got - want) <= tol * want:
+            if -tol * want <= got - want <= tol * want + computed():
                 break
-    near(name, min(values) if values else None, want, tol)
+    near(name, min(values) if values else None, want, tol, computed())
 
 
 # --- the model, written out for the tests ------------------------------------
@@ -206,14 +211,33 @@ def need(name, rc, out, err):
 
 
 # --- the tests ----------------------------------------------------------------
+def computation_per_round(out, rounds):
+    """The two ranks' computation per round trip, as their rank lines give
+    it: the host's own time between a ping-pong's calls (the loop, the
+    bindings' code outside the model's activities).  Part of it lies on
+    the round trip's path, which a closed form of the network cannot know;
+    all of it bounds that part, on any host."""
+    computed = {int(m.group(1)): float(m.group(4)) for m in RANK_LINE.finditer(out)}
+    return (computed.get(0, 0) + computed.get(1, 0)) / rounds
+
+
 def test_pingpong(exe, label, net, target, hops, sizes):
     for s, iters in sizes:
+        slack = []
+
         def measure():
             rc, out, err = run(2, [exe, str(s), str(iters)], target)
-            return field(out, "roundtrip_s") if need(f"{label} {s} B runs", rc, out, err) else None
+            if not need(f"{label} {s} B runs", rc, out, err):
+                return None
+            # pingpong.c's untimed first round trip is a round too
+            slack.append(computation_per_round(out, iters + 1))
+            return field(out, "roundtrip_s")
         oneway = eager_oneway if s + 64 <= 131072 else rndv_oneway
+        want = 2 * oneway(net, s, hops)
+        # the host's computation may add up to its own length: a small
+        # message's round trip is a few microseconds
         near_measured(f"{label} {s} B on {target} ({'eager' if oneway is eager_oneway else 'rendezvous'})",
-                      measure, 2 * oneway(net, s, hops))
+                      measure, want, computed=lambda: min(slack) if slack else 0)
 
 
 def paper16_variant(directory, key, line):
