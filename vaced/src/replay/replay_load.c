@@ -179,10 +179,11 @@ static void *load_worker(void *arg)
     return NULL;
 }
 
-/* The ranks' model states, one block each, in one mapping (huge pages
- * where the kernel gives them): the model zeroes every block at its
- * start, most of a block being the wait history, and a block a mapping
- * cost a page fault for each of its pages, then a munmap each. */
+/* The ranks' model states, one block each, in one mapping: a block a
+ * mapping cost a munmap each.  Small pages: most of a block is the wait
+ * history, which the model never zeroes (an entry is written before it is
+ * read), so a rank touches only the pages it uses and the kernel zeroes
+ * no more. */
 static size_t states_bytes(int n)
 {
     return (size_t)n * vaced_rank_state_size();
@@ -192,12 +193,7 @@ static void *map_states(int n)
 {
     void *p = mmap(NULL, states_bytes(n), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
                    -1, 0);
-    if (p == MAP_FAILED)
-        return NULL;
-#ifdef MADV_HUGEPAGE
-    madvise(p, states_bytes(n), MADV_HUGEPAGE);
-#endif
-    return p;
+    return p == MAP_FAILED ? NULL : p;
 }
 
 /* Threads for loading: `loaders`, or if 0 the CPUs this process may run
