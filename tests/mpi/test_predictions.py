@@ -474,17 +474,25 @@ def test_patterns(exe):
     is printed, and no pattern's iteration is predicted shorter than its
     computation alone."""
     for p in (2, 4):
-        rc, out, err = run(p, [exe, "-i", "20", "hot"])
-        if not need(f"patterns on {p} ranks run", rc, out, err):
+        # Host noise only adds CPU time: a computation alone measured long
+        # (once 150 us for 105) makes every pattern look short, so up to 3
+        # runs are made; a model that loses computation does in every run.
+        for _ in range(3):
+            rc, out, err = run(p, [exe, "-i", "20", "hot"])
+            if not need(f"patterns on {p} ranks run", rc, out, err):
+                break
+            figures = {(m.group(1), int(m.group(2))): float(m.group(3))
+                       for m in re.finditer(r"^MICRO=([a-z]+)-hot SIZE=([0-9]+) VALUE=([0-9.]+) ", out, re.M)}
+            alone = figures.get(("compute", 0), 0)
+            short = [k for k, v in figures.items() if v < 0.9 * alone]
+            if alone > 0 and not short:
+                break
+        if rc != 0:
             continue
         check(f"patterns on {p} ranks verify every message and reduction", "MICRO=done VERIFIED=yes" in out,
               out[-300:])
-        figures = {(m.group(1), int(m.group(2))): float(m.group(3))
-                   for m in re.finditer(r"^MICRO=([a-z]+)-hot SIZE=([0-9]+) VALUE=([0-9.]+) ", out, re.M)}
         check(f"patterns on {p} ranks: 9 patterns x 2 sizes and the computation alone", len(figures) == 19,
               str(sorted(figures)))
-        alone = figures.get(("compute", 0), 0)
-        short = [k for k, v in figures.items() if v < 0.9 * alone]
         check(f"patterns on {p} ranks: no iteration shorter than its computation ({alone:.1f} us)",
               alone > 0 and not short, str(short))
 

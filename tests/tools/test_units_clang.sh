@@ -28,7 +28,10 @@ check "clang -Wall -Wextra: no warnings ($warnings; see the first: $(grep -m1 'w
     '[ "$warnings" -eq 0 ]'
 for t in "$OUT"/unit/test_*; do
     [ "${t%.d}" = "$t" ] || continue
-    summary=$("$t" "$ROOT" 2>&1 | tail -n 1) || true
-    check "$(basename "$t") under clang: $summary" '[[ $summary =~ ^[0-9]+\ passed,\ 0\ failed$ ]]'
+    "$t" "$ROOT" > "$TMP/unit.log" 2>&1 || true
+    summary=$(tail -n 1 "$TMP/unit.log")
+    failed=$(grep -m 3 'CHECK failed' "$TMP/unit.log" | tr '\n' ' ' || true)    # which, where
+    check "$(basename "$t") under clang: $summary${failed:+ ($failed)}" \
+        '[[ $summary =~ ^[0-9]+\ passed,\ 0\ failed$ ]]'
 done
 finish
