@@ -30,8 +30,8 @@ for t in "$OUT"/unit/test_*; do
     [ "${t%.d}" = "$t" ] || continue
     "$t" "$ROOT" > "$TMP/unit.log" 2>&1 || true
     summary=$(tail -n 1 "$TMP/unit.log")
-    failed=$(grep -m 3 'CHECK failed' "$TMP/unit.log" | tr '\n' ' ' || true)    # which, where
-    check "$(basename "$t") under clang: $summary${failed:+ ($failed)}" \
+    failing=$(grep -m 3 'CHECK failed' "$TMP/unit.log" | tr '\n' ' ' || true)    # which, where
+    check "$(basename "$t") under clang: $summary${failing:+ ($failing)}" \
         '[[ $summary =~ ^[0-9]+\ passed,\ 0\ failed$ ]]'
 done
 finish
