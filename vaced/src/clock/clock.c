@@ -40,7 +40,7 @@ static vaced_time_t segment_since(const struct vaced_clock *c, int64_t from, int
 }
 
 static void nothing_entered(enum vaced_clock_call call) { (void)call; }
-static void nothing_left(void) {}
+static void nothing(void) {}
 static void nothing_slept(vaced_time_t slept) { (void)slept; }
 static void nothing_measured(vaced_time_t seg, double coldness, int canary)
 {
@@ -58,12 +58,12 @@ static void nothing_closed(vaced_time_t start, vaced_time_t end, vaced_time_t ch
 
 static const struct vaced_clock_observer nobody = {
     .call_entered = nothing_entered,
-    .call_left = nothing_left,
+    .call_left = nothing,
     .slept = nothing_slept,
     .segment_measured = nothing_measured,
     .spent = nothing_spent,
-    .activity_begun = nothing_left,
-    .activity_closing = nothing_left,
+    .activity_begun = nothing,
+    .activity_closing = nothing,
     .activity_closed = nothing_closed,
 };
 

@@ -1,5 +1,5 @@
 /* What the clock reports of itself, and to whom: one table of observers
- * that the simulation's start fills (sim/observers.c: the recorder, the
+ * that the simulation's start fills (sim/clock_observers.c: the recorder, the
  * trace, the breakdown, the call tables, the wildcard bounds).  The clock
  * includes none of them, so a new observer of segments or activities is a
  * new line in that table, not a new dependency of the clock.  Every entry

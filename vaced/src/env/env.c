@@ -24,8 +24,3 @@ const char *vaced_env(enum vaced_env v)
 {
     return getenv(names[v]);
 }
-
-const char *vaced_env_name(enum vaced_env v)
-{
-    return names[v];
-}

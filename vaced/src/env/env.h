@@ -24,7 +24,5 @@ enum vaced_env {
 
 /* The variable's value now; NULL when it is unset. */
 const char *vaced_env(enum vaced_env v);
-/* Its name, for messages. */
-const char *vaced_env_name(enum vaced_env v);
 
 #endif
