@@ -184,6 +184,37 @@ def uniform_compute(tmp, exes, target):
               abs(got - lost) <= 0.03 * lost)
 
 
+def repeated_executions(tmp, exes, target):
+    """critpath allreduce under vaced run --repeat 3: rank 1 computes 30 ms
+    and the others 3 ms in every execution, so the combination (each
+    segment the median of its three measurements) keeps that imbalance;
+    the JSON gives every execution's prediction and their range, and the
+    combined record, replayed, gives the summary's prediction."""
+    fd, js = tempfile.mkstemp(suffix=".json")
+    os.close(fd)
+    d = os.path.join(tmp, "rec-repeat")
+    r = subprocess.run([sys.executable, VACED, "run", "-n", "4", "--target", target, "--quiet", "--repeat", "3",
+                        "--record", d, "--json", js, "--", exes["critpath"], "allreduce"],
+                       stdin=subprocess.DEVNULL, capture_output=True, text=True, timeout=600)
+    run = take_json(js)
+    if not check("vaced run --repeat 3: three predictions, the first as prediction_raw_s, a range that "
+                 "holds them and the combination",
+                 r.returncode == 0 and run and len(run.get("predictions_s", [])) == 3
+                 and run["prediction_raw_s"] == run["predictions_s"][0]
+                 and run["prediction_interval_s"][0] <= min(run["predictions_s"] + [run["prediction_s"]])
+                 and run["prediction_interval_s"][1] >= max(run["predictions_s"] + [run["prediction_s"]])
+                 and run["repeat"] == {"executions": 3, "combined_ranks": 4}
+                 and re.search(r"^executions +[0-9.]+, [0-9.]+, [0-9.]+ s; range", r.stdout, re.M),
+                 last(r.stderr + r.stdout)):
+        return
+    comp = [p["compute_s"] for p in run["per_rank"]]
+    check(f"  rank 1 keeps its 30 ms, the others their 3 ms (ms: {' '.join(f'{c * 1e3:.3f}' for c in comp)})",
+          30e-3 <= comp[1] <= 30e-3 * 1.05 and all(3e-3 <= c <= 3e-3 * 1.5 for i, c in enumerate(comp) if i != 1))
+    rrc, rdata, rerr = replay(d, target)
+    check("  the combined record (--record DIR), replayed: the summary's prediction, bit for bit",
+          rrc == 0 and rdata and rdata["prediction_s"] == run["prediction_s"], last(rerr))
+
+
 def same_target(tmp, n, np, argv, target):
     """Record a live run, replay it on its own target: identical per rank."""
     rec = os.path.join(tmp, f"rec{n}")
@@ -377,6 +408,7 @@ def main():
 
         print("== uniform computation")
         uniform_compute(tmp, exes, p16)
+        repeated_executions(tmp, exes, p16)
 
         print("== CH3's eager header; the front end")
         rec = os.path.join(tmp, "rec-thr")

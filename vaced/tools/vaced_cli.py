@@ -120,6 +120,18 @@ compute/communication split, min/mean/max over ranks and the host wall time.
                      prediction, without the host's measurement noise
                      carried along exchanges, for programs whose ranks do
                      the same work (docs/replay.md)
+  --repeat N         run the program N times (N >= 2; a deterministic
+                     program), recording each execution, and predict from
+                     their combination: each rank's k-th compute segment
+                     re-timed as the median of its N measurements
+                     (vaced-combine, docs/replay.md#repeated-executions), so
+                     that one execution's stalls do not decide it while each
+                     rank's own work stays.  The summary and the JSON give
+                     that prediction (prediction_s), the first execution's
+                     (prediction_raw_s), every execution's (predictions_s)
+                     and their range (prediction_interval_s).  Only the
+                     first execution's output is shown; --record DIR gets
+                     the combined record, --trace the first execution's
   --vanilla-time S   the program's runtime in seconds without VACED: the
                      summary adds slowdown = host wall time / S
   --vanilla          measure that time: run the same command first with
@@ -286,7 +298,7 @@ def cmd_check_target(argv):
     return 0
 
 
-RUN_VALUED = ("-n", "--target", "--host-cores", "--hostfile", "--json", "--trace", "--record",
+RUN_VALUED = ("-n", "--target", "--host-cores", "--hostfile", "--json", "--trace", "--record", "--repeat",
               "--vanilla-time", "--otf2", "--report")
 RUN_FLAGS = ("--vanilla", "--quiet", "--progress", "--uniform-compute")
 
@@ -413,6 +425,10 @@ def check_run_options(o):
     for opt in ("--otf2", "--report"):     # checked when written: the prediction comes first
         if opt in o:
             o[opt] = os.path.abspath(o[opt])
+    if "--repeat" in o:
+        o["--repeat"] = positive_int("--repeat", o["--repeat"])
+        if o["--repeat"] > 64:
+            raise Usage("--repeat N: at most 64 executions")
     if "--vanilla-time" in o:
         try:
             o["--vanilla-time"] = float(o["--vanilla-time"])
@@ -526,8 +542,15 @@ def summary_table(data, o, wall, vanilla):
     per = data["per_rank"]
     slow = max(per, key=lambda r: r["total_s"])   # the first maximum, as the library's
     total = slow["total_s"] or 1.0
-    rows = [
-        ("prediction", f"{data['prediction_s']:.9f} s"),
+    rows = [("prediction", f"{data['prediction_s']:.9f} s")]
+    rep = data.get("repeat")
+    if rep:
+        lo, hi = data["prediction_interval_s"]
+        rows += [("", f"median of {rep['executions']} executions' segments ({rep['combined_ranks']} of "
+                      f"{data['ranks']} ranks combined)"),
+                 ("executions", ", ".join(f"{p:.6f}" for p in data["predictions_s"])
+                  + f" s; range {lo:.6f}-{hi:.6f} s ({100 * (hi - lo) / data['prediction_s']:.1f} %)")]
+    rows += [
         ("target", f"{data['target']} ({data['target_file']})"),
         ("ranks", str(data["ranks"])),
         ("slowest rank", f"{slow['rank']}: compute {slow['compute_s']:.9f} s "
@@ -605,6 +628,39 @@ def to_json(data):
     return "{\n" + ",\n".join(items) + "\n}\n"
 
 
+def run_once(cmd, env, o, show):
+    """(exit status, host wall seconds) of one execution.  Its output is
+    passed through (show), or kept and its last lines printed if it fails;
+    KeyboardInterrupt after mpiexec has stopped."""
+    t0 = time.monotonic()
+    if not show:
+        with tempfile.TemporaryFile() as log:
+            status = subprocess.run(cmd, env=env, stdout=log, stderr=log).returncode
+            if status != 0:
+                log.seek(0)
+                sys.stderr.write("\n".join(log.read().decode(errors="replace").splitlines()[-20:]) + "\n")
+        return (128 - status if status < 0 else status), time.monotonic() - t0
+    proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    streams = Streams(proc, o["-n"], o.get("--quiet", False),
+                      o.get("--progress", False) or sys.stderr.isatty())
+    try:
+        streams.run()
+        status = proc.wait()
+    except KeyboardInterrupt:           # the terminal sent SIGINT to mpiexec too
+        streams.clear()
+        proc.wait()
+        raise
+    return (128 - status if status < 0 else status), time.monotonic() - t0
+
+
+def read_json(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
 def cmd_run(argv):
     o = parse_run(argv)
     if o.get("help"):
@@ -616,50 +672,52 @@ def cmd_run(argv):
         vanilla = (o["--vanilla-time"], "given")
     elif o.get("--vanilla"):
         vanilla = (time_vanilla(o), "measured")
+    repeat = o.get("--repeat", 1)
     tmpdir = tempfile.mkdtemp(prefix="vaced-run.")
-    lib_json = os.path.join(tmpdir, "vaced.json")
-    env = dict(os.environ, VACED_TARGET=os.path.abspath(o["target_path"]), VACED_JSON=lib_json, VACED_QUIET="0")
+    env = dict(os.environ, VACED_TARGET=os.path.abspath(o["target_path"]), VACED_QUIET="0")
     env.pop("VACED_OTF2", None)         # the front end's, not the library's
     trace_dir = o.get("--trace")
     if not trace_dir and ("--otf2" in o or "--report" in o):
         trace_dir = os.path.join(tmpdir, "trace")
         os.mkdir(trace_dir)
-    if trace_dir:
-        env["VACED_TRACE"] = trace_dir
     record_dir = o.get("--record")
-    if o.get("--uniform-compute") and not record_dir:
+    if (o.get("--uniform-compute") or repeat > 1) and not record_dir:
         record_dir = os.path.join(tmpdir, "record")
-    if record_dir:
-        env["VACED_RECORD"] = record_dir
     cmd = launcher(o, VACED_PREFIX)
     outputs_failed = False
     try:
-        t0 = time.monotonic()
-        proc = subprocess.Popen(cmd, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-        streams = Streams(proc, o["-n"], o.get("--quiet", False),
-                          o.get("--progress", False) or sys.stderr.isatty())
-        try:
-            streams.run()
-            status = proc.wait()
-        except KeyboardInterrupt:       # the terminal sent SIGINT to mpiexec too
-            streams.clear()
-            proc.wait()
-            say("interrupted")
-            return 130
-        wall = time.monotonic() - t0
-        status = 128 - status if status < 0 else status
-        try:
-            with open(lib_json) as f:
-                data = json.load(f)
-        except (OSError, ValueError):
-            data = None
+        executions = []                 # (record dir, library JSON) of each
+        wall = 0.0
+        for i in range(repeat):
+            lib_json = os.path.join(tmpdir, f"vaced-{i}.json")
+            run_env = dict(env, VACED_JSON=lib_json)
+            if trace_dir and i == 0:
+                run_env["VACED_TRACE"] = trace_dir
+            if repeat > 1:
+                executions.append((os.path.join(tmpdir, f"execution-{i}"), lib_json))
+                run_env["VACED_RECORD"] = executions[-1][0]
+                say(f"execution {i + 1} of {repeat}" + (" (its output follows)" if i == 0 else ""))
+            elif record_dir:
+                run_env["VACED_RECORD"] = record_dir
+            try:
+                status, took = run_once(cmd, run_env, o, show=i == 0)
+            except KeyboardInterrupt:
+                say("interrupted")
+                return 130
+            wall += took
+            if status != 0:
+                break
+        data = read_json(os.path.join(tmpdir, "vaced-0.json"))
         if data is None:
             say(f"rank 0 reported no prediction (mpiexec exit status {status}); see the output above")
             return status or 1
+        if repeat > 1 and status == 0:
+            outputs_failed = not add_combined(data, executions, record_dir, o["target_path"], tmpdir)
         if trace_dir:
             add_critical_path(data, trace_dir)
         if o.get("--uniform-compute"):
-            outputs_failed = not add_uniform_compute(data, record_dir, o["target_path"], tmpdir)
+            outputs_failed = not add_uniform_compute(data, record_dir, o["target_path"], tmpdir) \
+                or outputs_failed
         sys.stdout.write(summary_table(data, o, wall, vanilla))
         sys.stdout.flush()
         data.update(host_wall_s=round(wall, 6), command=o["program"],
@@ -680,6 +738,42 @@ def cmd_run(argv):
     if status != 0:
         say(f"the program exited with status {status}")
     return status or (1 if outputs_failed else 0)
+
+
+def add_combined(data, executions, record_dir, target, tmpdir):
+    """The executions combined (vaced-combine into record_dir) and replayed:
+    data's prediction and ranks become the combination's, the first
+    execution's prediction is kept as prediction_raw_s; a step that fails
+    is one line on stderr (False)."""
+    preds = []
+    for _, lib_json in executions:
+        d = read_json(lib_json)
+        if d is None:
+            say("--repeat: an execution reported no prediction")
+            return False
+        preds.append(d["prediction_s"])
+    os.makedirs(record_dir, exist_ok=True)
+    r = subprocess.run([c_tool("vaced-combine"), record_dir] + [d for d, _ in executions],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    m = re.search(r"(\d+) of (\d+) ranks", r.stdout)
+    if r.returncode != 0 or not m:
+        say("--repeat: " + (r.stderr.strip().splitlines() or ["vaced-combine failed"])[-1])
+        return False
+    out = os.path.join(tmpdir, "combined.json")
+    r = subprocess.run([c_tool("vaced-replay"), record_dir, "--target", target, "--json", out, "--quiet"],
+                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    comb = read_json(out)
+    if r.returncode != 0 or comb is None:
+        say("--repeat: the combined record's replay failed: "
+            + (r.stderr.strip().splitlines() or ["no prediction"])[-1])
+        return False
+    data.update(prediction_raw_s=data["prediction_s"], prediction_s=comb["prediction_s"],
+                per_rank=comb["per_rank"], cold_start_share=comb.get("cold_start_share"),
+                predictions_s=preds,
+                prediction_interval_s=[min(preds + [comb["prediction_s"]]),
+                                       max(preds + [comb["prediction_s"]])],
+                repeat={"executions": len(executions), "combined_ranks": int(m.group(1))})
+    return True
 
 
 def add_uniform_compute(data, record_dir, target, tmpdir):

@@ -1,0 +1,30 @@
+/* Several executions of one program combined into one record
+ * (combine.c, docs/replay.md#repeated-executions): each rank's k-th
+ * compute segment becomes the median of its k-th segments over the
+ * executions in which the rank made the same calls, so that a stall of
+ * one execution does not decide the prediction and a rank's own,
+ * repeatable work (its imbalance) stays. */
+#ifndef VACED_ESTIMATE_COMBINE_H
+#define VACED_ESTIMATE_COMBINE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define VACED_COMBINE_MAX 64    /* executions */
+
+struct vaced_combined {
+    int ranks;
+    int combined;               /* ranks whose segments are medians of 2 or more executions */
+    int executions_min;         /* the fewest executions a combined rank's medians took */
+    uint64_t segments;          /* re-timed segments, over all ranks */
+};
+
+/* Writes into `out` (an existing directory) the record of dirs[0] with
+ * every rank's compute segments re-timed as above; the other records
+ * (dirs[1..n-1]) must be of the same job (ranks, target).  A rank whose
+ * calls match in no other execution keeps its own segments.  0, or -1
+ * with "PATH: offset N: reason" or the system's error in err. */
+int vaced_combine_records(const char *out, const char *const *dirs, int n,
+                          struct vaced_combined *res, char *err, size_t len);
+
+#endif
