@@ -5,10 +5,9 @@
 #include "progress/early_queue.h"
 #include "progress/waits.h"
 #include "progress/handling.h"
-#include "progress/early_queue.h"
+#include "progress/progress_observer.h"
 #include "progress/peers.h"
 #include "job/state_slot.h"
-#include "record/record.h"
 
 /* The rank's: a replay rebinds it (sim/rank_state.h). */
 static struct vaced_early_queue early_live, *early = &early_live;
@@ -44,44 +43,33 @@ int vaced_early(vaced_time_t ta)
         ta > vaced_clock_tv();
 }
 
-int vaced_parks(vaced_time_t ta, int at_post)
+/* MPICH's calls (vaced_parks, vaced_park, vaced_poll) reach the model
+ * through entry/entry_waits.c, which logs them in a record. */
+int vaced_model_parks(vaced_time_t ta, int at_post)
 {
-    int top = vaced_rec_enter();
-    int parks = at_post ? vaced_unseen(ta) : vaced_early(ta);
-    if (top) {
-        vaced_rec_op(VACED_OP_PARKS);
-        vaced_rec_time(ta);
-        vaced_rec_u((uint64_t)at_post);
-        vaced_rec_u((uint64_t)parks);
-    }
-    vaced_rec_leave();
-    return parks;
+    return at_post ? vaced_unseen(ta) : vaced_early(ta);
 }
 
 /* A parked response's calls are MPICH's, made from inside the model's:
- * the record keeps them as a block under the response's id. */
-static void fire_recorded(vaced_fire_fn fire, void *arg, int id)
+ * the observer hears where they begin and end (a record keeps them as a
+ * block under the response's id). */
+static void fire_observed(vaced_fire_fn fire, void *arg, int id)
 {
-    int saved = vaced_rec_fire_begin(id);
+    const struct vaced_progress_observer *o = vaced_progress_observer;
+    int begun = o->fire_begin(id);
     fire(arg);
-    vaced_rec_fire_end(saved);
+    o->fire_end(begun);
 }
 
-void vaced_park(int peer, vaced_time_t due, vaced_fire_fn fire, void *arg)
+void vaced_model_park(int peer, vaced_time_t due, vaced_fire_fn fire, void *arg)
 {
     struct vaced_early_queue *q = early;
-    if (vaced_rec_enter()) {
-        vaced_rec_op(VACED_OP_DEFER);
-        vaced_rec_s(peer);
-        vaced_rec_time(due);
-    }
-    vaced_rec_leave();
     int id = ++q->parked;
     if (q->count == q->cap) {
         unsigned cap = q->cap ? 2 * q->cap : 16;
         struct vaced_parked *items = realloc(q->items, cap * sizeof *items);
         if (!items) {           /* cannot park: answer now, as MPICH would */
-            fire_recorded(fire, arg, id);
+            fire_observed(fire, arg, id);
             return;
         }
         q->items = items;
@@ -111,7 +99,7 @@ int vaced_fire_parked(vaced_time_t limit)
         w->handle_ts = vaced_time_max(d.not_before, vaced_handle_time(cur, d.due, 0)) +
             vaced_recv_overhead();
         vaced_peers_parked(d.peer, -1);
-        fire_recorded(d.fire, d.arg, d.id);
+        fire_observed(d.fire, d.arg, d.id);
         w->handling = handling;
         w->handle_ts = handle_ts;
         fired++;
@@ -123,7 +111,7 @@ int vaced_fire_parked(vaced_time_t limit)
  * a polling loop does not push older waits out of the bounded history. */
 #define VACED_POLL_MERGE ((vaced_time_t) 1000000)  /* 1 us */
 
-static void poll(void)
+void vaced_model_poll(void)
 {
     struct vaced_waits *w = &vaced_progress_st->waits;
     if (!vaced_running || w->depth > 0)
@@ -136,14 +124,6 @@ static void poll(void)
         vaced_waits_record(w, vaced_clock_tv(), vaced_clock_tv());
     if (vaced_fire_parked(vaced_clock_tv()))
         vaced_test_restart();   /* sending the responses is not the program's polling */
-}
-
-void vaced_poll(void)
-{
-    if (vaced_rec_enter())
-        vaced_rec_op(VACED_OP_POLL);
-    poll();
-    vaced_rec_leave();
 }
 
 void vaced_free_parked(void)

@@ -22,6 +22,12 @@ struct vaced_early_queue {
     int parked;                 /* responses parked so far */
 };
 
+/* As vaced.h's vaced_parks, vaced_park and vaced_poll, which
+ * entry/entry_waits.c calls after logging MPICH's calls. */
+int vaced_model_parks(vaced_time_t ta, int at_post);
+void vaced_model_park(int peer, vaced_time_t due, vaced_fire_fn fire, void *arg);
+void vaced_model_poll(void);
+
 /* Sends the parked responses due by `limit` (all of them: INT64_MAX);
  * returns how many it sent (early_queue.c). */
 int vaced_fire_parked(vaced_time_t limit);

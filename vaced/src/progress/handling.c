@@ -6,7 +6,6 @@
 #include "network/send.h"
 #include "progress/waits.h"
 #include "progress/handling.h"
-#include "record/record.h"
 #include "progress/peers.h"
 #include "report/trace.h"
 #include "report/awaited.h"
@@ -79,49 +78,24 @@ static vaced_time_t rndv_data_arrival(int src, uint64_t bytes, vaced_time_t ta)
     return done;
 }
 
-/* Each event below is logged when MPICH calls it (record.h); the model's
- * own calls are not.  A bound packet's handling is logged too: its end
- * closes what its begin opened. */
-vaced_time_t vaced_packet_received(int peer, enum vaced_pkt_kind kind, uint64_t bytes,
-                                   vaced_time_t *ta)
+/* MPICH's calls reach these through entry/entry_packets.c, which logs
+ * them in a record. */
+vaced_time_t vaced_model_packet_received(int peer, enum vaced_pkt_kind kind, uint64_t bytes,
+                                         vaced_time_t *ta)
 {
-    int top = vaced_rec_enter();
-    if (top) {
-        vaced_rec_op(VACED_OP_PKT_RECV);
-        vaced_rec_s(peer);
-        vaced_rec_u(kind);
-        vaced_rec_u(bytes);
-        vaced_rec_u(ta != NULL);
-    }
     vaced_time_t handled = ta ? *ta : VACED_TIME_UNSET, stamped = handled;
     if (vaced_running) {
         vaced_peers_received(peer, kind);
         vaced_trace_received(peer, kind, bytes);
         if (kind == VACED_PKT_RNDV_DATA && ta && peer >= 0)
             *ta = rndv_data_arrival(peer, bytes, *ta);
-        handled = vaced_handle_begin(ta ? *ta : VACED_TIME_UNSET);
+        handled = vaced_model_handle_begin(ta ? *ta : VACED_TIME_UNSET);
         vaced_awaited_packet(peer, kind, bytes, stamped, handled);
     }
-    if (top)
-        vaced_rec_note_received(handled, ta ? *ta : VACED_TIME_UNSET);
-    vaced_rec_leave();
     return handled;
 }
 
-static vaced_time_t handle_begin(vaced_time_t ta);
-
-vaced_time_t vaced_handle_begin(vaced_time_t ta)
-{
-    if (vaced_rec_enter()) {
-        vaced_rec_op(VACED_OP_HANDLE_BEGIN);
-        vaced_rec_time(ta);
-    }
-    vaced_time_t t = handle_begin(ta);
-    vaced_rec_leave();
-    return t;
-}
-
-static vaced_time_t handle_begin(vaced_time_t ta)
+vaced_time_t vaced_model_handle_begin(vaced_time_t ta)
 {
     if (!vaced_running)
         return ta;
@@ -137,16 +111,13 @@ static vaced_time_t handle_begin(vaced_time_t ta)
     return t;
 }
 
-void vaced_handle_end(void)
+void vaced_model_handle_end(void)
 {
-    if (vaced_rec_enter())
-        vaced_rec_op(VACED_OP_HANDLE_END);
-    if (vaced_running) {
-        vaced_progress_st->waits.handling = 0;
-        vaced_awaited_context_end(1);
-        vaced_activity_end();
-    }
-    vaced_rec_leave();
+    if (!vaced_running)
+        return;
+    vaced_progress_st->waits.handling = 0;
+    vaced_awaited_context_end(1);
+    vaced_activity_end();
 }
 
 void vaced_respond_begin_at(vaced_time_t ta, vaced_time_t post)
@@ -178,7 +149,7 @@ void vaced_respond_begin(vaced_time_t ta)
     vaced_respond_begin_at(ta, VACED_TIME_UNSET);
 }
 
-static void respond_end(void)
+void vaced_model_respond_end(void)
 {
     struct vaced_waits *w = &vaced_progress_st->waits;
     if (!vaced_running || !w->responding)
@@ -188,12 +159,4 @@ static void respond_end(void)
     w->handling = w->outer_handling;
     w->handle_ts = w->outer_handle_ts;
     vaced_activity_end();
-}
-
-void vaced_respond_end(void)
-{
-    if (vaced_rec_enter())
-        vaced_rec_op(VACED_OP_RESPOND_END);
-    respond_end();
-    vaced_rec_leave();
 }

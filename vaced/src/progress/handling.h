@@ -16,6 +16,15 @@ vaced_time_t vaced_handle_time(vaced_time_t cur, vaced_time_t ta, vaced_time_t w
 vaced_time_t vaced_handle_time_by(vaced_time_t cur, vaced_time_t ta, vaced_time_t work,
                                   enum vaced_handler *by);
 
+/* As vaced.h's vaced_packet_received, vaced_handle_begin and _end, and
+ * vaced_respond_end, which entry/entry_packets.c calls after logging
+ * MPICH's calls; the model's own calls use these. */
+vaced_time_t vaced_model_packet_received(int peer, enum vaced_pkt_kind kind, uint64_t bytes,
+                                         vaced_time_t *ta);
+vaced_time_t vaced_model_handle_begin(vaced_time_t ta);
+void vaced_model_handle_end(void);
+void vaced_model_respond_end(void);
+
 /* A response at a receive post now (vaced_respond_begin_at's internal
  * form). */
 void vaced_respond_begin(vaced_time_t ta);

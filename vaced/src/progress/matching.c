@@ -8,7 +8,8 @@
 #include "progress/wildcard_bounds.h"
 #include "progress/matching.h"
 #include "progress/receive.h"
-#include "record/record.h"
+#include "progress/waits.h"
+#include "progress/progress_observer.h"
 #include "job/state_slot.h"
 
 struct matching_state {
@@ -78,11 +79,8 @@ static int candidate(void *u, void *owner, const void *spec)
     return st->dev->matches(u, spec) && !vaced_claimed(u);
 }
 
-/* A record keeps the pick and its candidates (record.h): a replay on
- * another target sees whether it would pick another. */
-/* The oldest candidate from each sender, in queue order: its record
- * (`write`) or only the count. */
-static unsigned pick_candidates(void *owner, const void *spec, int write)
+unsigned vaced_pick_candidates(void *owner, const void *spec,
+                               void (*each)(const struct vaced_msg *m, void *arg), void *arg)
 {
     const struct vaced_device *dev = st->dev;
     unsigned n = 0;
@@ -97,31 +95,27 @@ static unsigned pick_candidates(void *owner, const void *spec, int write)
         if (q != r)
             continue;
         n++;
-        if (write)
-            vaced_rec_msg(fr.msg);
+        if (each)
+            each(fr.msg, arg);
     }
     return n;
 }
 
-/* A record keeps the pick and its candidates (record.h): a replay on
- * another target sees whether it would pick another. */
-static void record_pick(void *owner, const void *spec, void *best)
+const struct vaced_msg *vaced_pick_msg(void *u)
 {
-    vaced_rec_op(VACED_OP_PICK);
-    vaced_rec_msg(best ? facts_of(best).msg : NULL);
-    vaced_rec_u(pick_candidates(owner, spec, 0));
-    pick_candidates(owner, spec, 1);
+    return u ? facts_of(u).msg : NULL;
 }
 
 static void *pick(void *owner, const void *spec);
 
+/* The observer hears the pick and may list its candidates: a record keeps
+ * them, so that a replay on another target sees whether it would pick
+ * another. */
 void *vaced_pick(void *owner, const void *spec)
 {
-    int top = vaced_rec_enter();
     void *best = pick(owner, spec);
-    if (top && vaced_running)
-        record_pick(owner, spec, best);
-    vaced_rec_leave();
+    if (vaced_running)
+        vaced_progress_observer->picked(owner, spec, best);
     return best;
 }
 
@@ -143,9 +137,9 @@ static void *pick(void *owner, const void *spec)
         for (q = dev->unexpected_next(NULL); q != r; q = dev->unexpected_next(q))
             if (facts_of(q).peer == fr.peer && candidate(q, owner, spec))
                 break;          /* an older candidate from the same source */
-        if (q == r && (!best || vaced_msg_arrival(fr.msg) < best_ta)) {
+        if (q == r && (!best || fr.msg->ta < best_ta)) {     /* not handed out */
             best = r;
-            best_ta = vaced_msg_arrival(fr.msg);
+            best_ta = fr.msg->ta;
         }
     }
     return best;
@@ -439,16 +433,11 @@ int vaced_post(void *comm, int source, const void *spec, enum vaced_post how, in
     return 0;
 }
 
-void vaced_probe_found(vaced_time_t ta)
+void vaced_model_probe_found(vaced_time_t ta)
 {
-    if (vaced_rec_enter()) {
-        vaced_rec_op(VACED_OP_PROBE_FOUND);
-        vaced_rec_time(ta);
-    }
     st->waiting_on = -1;
     if (ta != VACED_TIME_UNSET)
-        vaced_wait_complete(vaced_recv_done(ta, 0));
-    vaced_rec_leave();
+        vaced_model_wait_complete(vaced_recv_done(ta, 0));
 }
 
 /* Eager DATA still arriving into u's buffer: u cannot be given away yet. */
@@ -533,10 +522,9 @@ void vaced_idle(void)
 static int waitany_decided(vaced_time_t t, int count, void *(*req_at)(void *reqs, int i),
                            void *reqs, int *asked);
 
-/* The requests Waitany chooses among: their count, and with `write` their
- * records and sizes. */
-static unsigned first_candidates(int count, void *(*req_at)(void *reqs, int i), void *reqs,
-                                 int write)
+unsigned vaced_first_candidates(int count, void *(*req_at)(void *reqs, int i), void *reqs,
+                                void (*each)(const struct vaced_msg *m, uint64_t bytes, void *arg),
+                                void *arg)
 {
     unsigned n = 0;
     for (int i = 0; i < count; i++) {
@@ -547,32 +535,21 @@ static unsigned first_candidates(int count, void *(*req_at)(void *reqs, int i), 
         if (f.kind == VACED_REQ_OTHER || !f.active || !f.msg)
             continue;
         n++;
-        if (write) {
-            vaced_rec_msg(f.msg);
-            vaced_rec_u(f.bytes);
-        }
+        if (each)
+            each(f.msg, f.bytes, arg);
     }
     return n;
 }
 
-/* A record keeps Waitany's choice (the request whose completion t MPICH
- * asked for last) and the requests it chose among: a replay on another
- * target sees whether another would be first. */
-static void record_first(vaced_time_t t, int count, void *(*req_at)(void *reqs, int i), void *reqs)
-{
-    vaced_rec_op(VACED_OP_FIRST);
-    vaced_rec_u(vaced_rec_last_done(t));
-    vaced_rec_u(first_candidates(count, req_at, reqs, 0));
-    first_candidates(count, req_at, reqs, 1);
-}
-
+/* The observer hears Waitany's choice and may list the requests it chose
+ * among: a record keeps them, so that a replay on another target sees
+ * whether another would be first. */
 int vaced_waitany_decided(vaced_time_t t, int count, void *(*req_at)(void *reqs, int i),
                           void *reqs, int *asked)
 {
-    int top = vaced_recording && vaced_rec_depth == 0;
     int decided = waitany_decided(t, count, req_at, reqs, asked);
-    if (top && decided && vaced_running && t != VACED_TIME_UNSET && count > 0)
-        record_first(t, count, req_at, reqs);
+    if (decided && vaced_running && t != VACED_TIME_UNSET && count > 0)
+        vaced_progress_observer->first_decided(t, count, req_at, reqs);
     return decided;
 }
 

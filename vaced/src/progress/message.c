@@ -6,30 +6,26 @@
 #include "progress/matching.h"
 #include "progress/handling.h"
 #include "progress/receive.h"
-#include "record/record.h"
+#include "progress/message.h"
+#include "progress/progress_observer.h"
 #include "report/trace.h"
 #include "report/awaited.h"
 
-/* Each event below is logged when MPICH calls it (record.h); the model's
- * own calls are not. */
+/* MPICH's calls reach these through entry/entry_message.c, which logs
+ * them in a record; the answers the model hands out go to its observer
+ * (progress_observer.h), whoever asked. */
 
-void vaced_msg_init(struct vaced_msg *m)
+void vaced_model_msg_init(struct vaced_msg *m)
 {
     m->ta = m->done = m->posted = VACED_TIME_UNSET;
     m->data_in = 0;
+    m->id = 0;
     vaced_awaited_init(m);
-    vaced_rec_msg_init(m);
     vaced_trace_init(m);
 }
 
-void vaced_msg_complete_by(struct vaced_msg *m, vaced_time_t t)
+void vaced_model_msg_complete_by(struct vaced_msg *m, vaced_time_t t)
 {
-    if (vaced_rec_enter()) {
-        vaced_rec_op(VACED_OP_COMPLETE_BY);
-        vaced_rec_msg(m);
-        vaced_rec_time(t);
-    }
-    vaced_rec_leave();
     if (t > m->done)
         m->done = t;
     vaced_trace_complete_by(m);
@@ -37,17 +33,9 @@ void vaced_msg_complete_by(struct vaced_msg *m, vaced_time_t t)
         vaced_awaited_complete_by(m, t);
 }
 
-void vaced_msg_arrived(struct vaced_msg *m, enum vaced_pkt_kind kind, vaced_time_t ta,
-                       uint64_t bytes)
+void vaced_model_msg_arrived(struct vaced_msg *m, enum vaced_pkt_kind kind, vaced_time_t ta,
+                             uint64_t bytes)
 {
-    if (vaced_rec_enter()) {
-        vaced_rec_op(VACED_OP_ARRIVED);
-        vaced_rec_msg(m);
-        vaced_rec_u(kind);
-        vaced_rec_time(ta);
-        vaced_rec_u(bytes);
-    }
-    vaced_rec_leave();
     vaced_trace_arrived(m, kind, bytes);
     m->ta = ta;
     if (vaced_running)
@@ -58,14 +46,8 @@ void vaced_msg_arrived(struct vaced_msg *m, enum vaced_pkt_kind kind, vaced_time
         m->done = ta + vaced_copy_time(bytes);  /* copied by the send, at its arrival */
 }
 
-void vaced_msg_posted(struct vaced_msg *m, int held)
+void vaced_model_msg_posted(struct vaced_msg *m, int held)
 {
-    if (vaced_rec_enter()) {
-        vaced_rec_op(VACED_OP_POSTED);
-        vaced_rec_msg(m);
-        vaced_rec_u((uint64_t)held);
-    }
-    vaced_rec_leave();
     if (vaced_running)
         m->posted = vaced_clock_tv();
     if (held)
@@ -82,22 +64,12 @@ static int handled_later(const struct vaced_msg *m)
 static void found(struct vaced_msg *m, const struct vaced_msg *from,
                   enum vaced_pkt_kind kind, int complete, uint64_t bytes, int blocking);
 
-void vaced_msg_found(struct vaced_msg *m, const struct vaced_msg *from,
-                     enum vaced_pkt_kind kind, int complete, uint64_t bytes, int blocking)
+void vaced_model_msg_found(struct vaced_msg *m, const struct vaced_msg *from,
+                           enum vaced_pkt_kind kind, int complete, uint64_t bytes, int blocking)
 {
-    if (vaced_rec_enter()) {
-        vaced_rec_op(VACED_OP_FOUND);
-        vaced_rec_msg(m);
-        vaced_rec_msg(from);
-        vaced_rec_u(kind);
-        vaced_rec_u(complete != 0);
-        vaced_rec_u(bytes);
-        vaced_rec_u(blocking != 0);
-    }
     vaced_trace_given(m, from);
     found(m, from, kind, complete, bytes, blocking);
     vaced_trace_done(m, bytes, m->done);
-    vaced_rec_leave();
 }
 
 static void found(struct vaced_msg *m, const struct vaced_msg *from,
@@ -129,55 +101,40 @@ static void found(struct vaced_msg *m, const struct vaced_msg *from,
 
 vaced_time_t vaced_msg_done(const struct vaced_msg *m, uint64_t bytes)
 {
-    if (vaced_rec_enter() && vaced_progress_st->waits.depth > 0)
-        vaced_rec_done(m, bytes);
-    vaced_rec_leave();
+    const struct vaced_progress_observer *o = vaced_progress_observer;
+    if (vaced_progress_st->waits.depth > 0)
+        o->done_asked(m, bytes);
     vaced_awaited_ask(m);
     vaced_time_t done = handled_later(m) ? vaced_recv_done(m->ta, bytes) : m->done;
     if (!handled_later(m))
         vaced_awaited_answer_kept(done);
     vaced_awaited_ask(NULL);
-    vaced_rec_note_done(m, bytes, done);
+    o->done_told(m, bytes, done);
     vaced_trace_done(m, bytes, done);
     return done;
 }
 
-int vaced_msg_complete_now(const struct vaced_msg *m, uint64_t bytes)
+int vaced_model_msg_complete_now(const struct vaced_msg *m, uint64_t bytes)
 {
-    int top = vaced_rec_enter();
     vaced_time_t done = handled_later(m) ? vaced_recv_visible(m->ta, bytes) : m->done;
-    int now = done == VACED_TIME_UNSET || done <= vaced_horizon();
-    if (top) {
-        vaced_rec_op(VACED_OP_COMPLETE_NOW);
-        vaced_rec_msg(m);
-        vaced_rec_u(bytes);
-        vaced_rec_u((uint64_t)now);
-    }
-    vaced_rec_leave();
-    return now;
+    return done == VACED_TIME_UNSET || done <= vaced_horizon();
 }
 
-void vaced_msg_report(struct vaced_msg *m, uint64_t bytes)
+void vaced_model_msg_report(struct vaced_msg *m, uint64_t bytes)
 {
-    if (vaced_rec_enter()) {
-        vaced_rec_op(VACED_OP_REPORT);
-        vaced_rec_msg(m);
-        vaced_rec_u(bytes);
-    }
     vaced_awaited_ask(m);
     if (handled_later(m))
         m->done = vaced_wait_complete_recv(m->ta, bytes);
     else {
         vaced_awaited_answer_kept(m->done);
-        vaced_wait_complete(m->done);
+        vaced_model_wait_complete(m->done);
     }
     vaced_awaited_ask(NULL);
     vaced_trace_report(m, bytes, m->done);
-    vaced_rec_leave();
 }
 
 vaced_time_t vaced_msg_arrival(const struct vaced_msg *m)
 {
-    vaced_rec_note_arrival(m, m->ta);
+    vaced_progress_observer->arrival_told(m, m->ta);
     return m->ta;
 }

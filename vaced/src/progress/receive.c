@@ -74,9 +74,9 @@ vaced_time_t vaced_wait_complete_recv(vaced_time_t ta, uint64_t bytes)
         }
         if (h + work <= vaced_clock_tv())
             return h + work;        /* handled by a wait, where the CPU was free */
-        vaced_wait_begin();
+        vaced_model_wait_begin();
         vaced_time_t done = vaced_wait_complete_recv(ta, bytes);
-        vaced_wait_end();
+        vaced_model_wait_end();
         return done;
     }
     if (polled)
@@ -84,7 +84,7 @@ vaced_time_t vaced_wait_complete_recv(vaced_time_t ta, uint64_t bytes)
     /* no memory: no turn, still h + work */
     vaced_turns_add(&vaced_progress_st->recv_turns, h, work);
     vaced_awaited_answer_recv(ta, h, vaced_recv_overhead(), vaced_copy_time(bytes), h + work);
-    vaced_wait_complete(h + work);
+    vaced_model_wait_complete(h + work);
     return h + work;
 }
 

@@ -3,7 +3,12 @@
 #define VACED_SENDING_H
 
 #include <stdint.h>
-#include "clock/vtime.h"
+#include "vaced.h"
+
+/* As vaced.h's vaced_packet_sent, which entry/entry_packets.c calls after
+ * logging MPICH's call. */
+vaced_time_t vaced_model_packet_sent(int peer, enum vaced_pkt_kind kind, uint64_t bytes,
+                                     vaced_time_t *tr);
 
 /* The stamp of a protocol message of `bytes` payload bytes to world rank
  * `dest`, DATA (is_data) or a handshake, as vaced_packet_sent describes;

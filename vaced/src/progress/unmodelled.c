@@ -2,19 +2,14 @@
  * prediction becomes approximate, and the user hears of it once. */
 #include <stdio.h>
 #include "job/job.h"
-#include "record/record.h"
+#include "progress/progress_observer.h"
 
 void vaced_unmodelled(enum vaced_unmodelled kind, const char *call)
 {
-    /* not recorded: an uncalibrated size is the target's to decide, and a
-     * replay on another target decides anew */
-    if (kind != VACED_UNMODELLED_UNCALIBRATED) {
-        if (vaced_rec_enter()) {
-            vaced_rec_op(VACED_OP_UNMODELLED);
-            vaced_rec_u(kind);
-        }
-        vaced_rec_leave();
-    }
+    /* the observer (a record) does not hear of an uncalibrated size: it is
+     * the target's to decide, and a replay on another target decides anew */
+    if (kind != VACED_UNMODELLED_UNCALIBRATED)
+        vaced_progress_observer->unmodelled(kind);
     if (!vaced_running || (vaced_sim_st->unmodelled & kind))
         return;
     vaced_sim_st->unmodelled |= kind;

@@ -5,7 +5,6 @@
 #include "progress/waits.h"
 #include "progress/early_queue.h"
 #include "report/awaited.h"
-#include "record/record.h"
 #include "job/state_slot.h"
 
 static struct vaced_progress progress_live;
@@ -26,7 +25,7 @@ void vaced_recv_turns_free(void)
     vaced_turns_free(&vaced_progress_st->recv_turns);
 }
 
-static void wait_begin(void)
+void vaced_model_wait_begin(void)
 {
     if (!vaced_running)
         return;
@@ -42,7 +41,7 @@ static void wait_begin(void)
     }
 }
 
-static void wait_complete(vaced_time_t done)
+void vaced_model_wait_complete(vaced_time_t done)
 {
     struct vaced_waits *w = &vaced_progress_st->waits;
     if (!vaced_running || done == VACED_TIME_UNSET)
@@ -59,7 +58,7 @@ static void wait_complete(vaced_time_t done)
     vaced_awaited_consumed();
 }
 
-static void wait_end(void)
+void vaced_model_wait_end(void)
 {
     if (!vaced_running)
         return;
@@ -79,41 +78,13 @@ static void wait_end(void)
     vaced_activity_end();
 }
 
-/* Each is logged when MPICH calls it (record.h); the model's own calls
- * are not. */
-void vaced_wait_begin(void)
-{
-    if (vaced_rec_enter())
-        vaced_rec_op(VACED_OP_WAIT_BEGIN);
-    wait_begin();
-    vaced_rec_leave();
-}
-
-void vaced_wait_complete(vaced_time_t done)
-{
-    if (vaced_rec_enter()) {
-        vaced_rec_op(VACED_OP_WAIT_COMPLETE);
-        vaced_rec_time(done);
-    }
-    wait_complete(done);
-    vaced_rec_leave();
-}
-
-void vaced_wait_end(void)
-{
-    if (vaced_rec_enter())
-        vaced_rec_op(VACED_OP_WAIT_END);
-    wait_end();
-    vaced_rec_leave();
-}
-
 void vaced_complete_now(vaced_time_t done)
 {
     /* tV only grows, so a completion at or before the last event's tV
      * needs no clock read. */
     if (!vaced_running || done == VACED_TIME_UNSET || done <= vaced_clock_tv())
         return;
-    vaced_wait_begin();
-    vaced_wait_complete(done);
-    vaced_wait_end();
+    vaced_model_wait_begin();
+    vaced_model_wait_complete(done);
+    vaced_model_wait_end();
 }

@@ -58,4 +58,11 @@ static inline vaced_time_t vaced_progress_start(void)
 /* A completion reported outside a wait: tV becomes at least `done`. */
 void vaced_complete_now(vaced_time_t done);
 
+/* As vaced.h's vaced_wait_begin, _complete and _end, which
+ * entry/entry_waits.c calls after logging MPICH's calls; the model's own
+ * waits call these. */
+void vaced_model_wait_begin(void);
+void vaced_model_wait_complete(vaced_time_t done);
+void vaced_model_wait_end(void);
+
 #endif

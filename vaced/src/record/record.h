@@ -1,8 +1,10 @@
 /* The recorder (record.c): with $VACED_RECORD set, the live library logs
- * every call MPICH makes into vaced.h, and the clock's measurements, to
- * DIR/rank-NNNNNN.vlog (log_format.h, docs/replay.md).  Calls the model
- * makes to its own entry points are not logged: the replay makes them
- * again.  A process records one rank; the replay never records. */
+ * every call MPICH makes into vaced.h (entry/), the model's decisions
+ * (entry/progress_recorder.c) and the clock's measurements
+ * (sim/clock_observers.c) to DIR/rank-NNNNNN.vlog (log_format.h,
+ * docs/replay.md).  Calls the model makes to its own entry points are not
+ * logged: the replay makes them again.  A process records one rank; the
+ * replay never records. */
 #ifndef VACED_RECORD_H
 #define VACED_RECORD_H
 

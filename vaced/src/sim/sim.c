@@ -22,6 +22,7 @@
 #include "report/breakdown.h"
 #include "report/calls.h"
 #include "record/record.h"
+#include "entry/progress_recorder.h"
 /* The one arrow up: a live run may take its computation from a record
  * ($VACED_COMPUTE_FROM), which replay/'s reader decodes. */
 #include "replay/compute_from.h"
@@ -83,13 +84,15 @@ static int host_oversubscribed(int size)
     return ranks > cores;
 }
 
-/* $VACED_RECORD: the header says what the clock's measurements hold. */
+/* $VACED_RECORD: the header says what the clock's measurements hold.  The
+ * recorder hears the model's answers while the record is open. */
 static void record_open(int rank, int size)
 {
     unsigned flags = (vaced_clock_canary_open() ? VACED_LOG_COLDNESS : 0) |
                      (vaced_clock_oversubscribed() ? VACED_LOG_OVERSUBSCRIBED : 0);
     vaced_record_open(rank, size, vaced_target_eager_threshold(vaced_sim_st->target),
                       vaced_sim_st->target_path, flags);
+    vaced_progress_recorder_install();
 }
 
 /* Every module's state zeroed, before anything else of a start. */
