@@ -156,22 +156,155 @@ static int get_time(const unsigned char *d, size_t *pos, size_t end, struct vace
  * kind, m message id, f flag (0/1), t time, S a segment (ps + coldness),
  * C a close (ps + cold flag), L a count and as many message ids, Q a
  * count and as many (message id, bytes) pairs (the count in value, the
- * list's offset in bits).  Stored in the event's fields
- * in order. */
-static const char *const layout[VACED_OP_LAST + 1] = {
-    [VACED_OP_BEGIN] = "", [VACED_OP_END_ACT] = "", [VACED_OP_SLEEP] = "v",
-    [VACED_OP_PKT_SENT] = "skb", [VACED_OP_PKT_RECV] = "skbf", [VACED_OP_HANDLE_BEGIN] = "t",
-    [VACED_OP_HANDLE_END] = "", [VACED_OP_RESPOND_END] = "", [VACED_OP_MSG_INIT] = "",
-    [VACED_OP_COMPLETE_BY] = "mt", [VACED_OP_ARRIVED] = "mktb", [VACED_OP_POSTED] = "mf",
-    [VACED_OP_FOUND] = "mFkfbg", [VACED_OP_COMPLETE_NOW] = "mbg", [VACED_OP_REPORT] = "mb",
-    [VACED_OP_PARKS] = "tfg", [VACED_OP_DEFER] = "st", [VACED_OP_FIRE_BEGIN] = "v",
-    [VACED_OP_FIRE_END] = "", [VACED_OP_POLL] = "", [VACED_OP_TEST_FAILED] = "",
-    [VACED_OP_WAIT_BEGIN] = "", [VACED_OP_WAIT_COMPLETE] = "t", [VACED_OP_WAIT_END] = "",
-    [VACED_OP_PROBE_FOUND] = "t", [VACED_OP_UNMODELLED] = "v", [VACED_OP_SIM_END] = "",
-    [VACED_OP_SEGMENT] = "S", [VACED_OP_CLOSE] = "C", [VACED_OP_PICK] = "FL",
-    [VACED_OP_FIRST] = "FQ", [VACED_OP_DONE] = "mb", [VACED_OP_COLL_BEGIN] = "",
-    [VACED_OP_COLL_END] = "",
+ * list's offset in bits).  Stored in the event's fields in order;
+ * vaced_log_next's switch decodes each opcode's layout in line. */
+
+/* One argument of an event, decoded and checked at *pos: 0, or -1 with
+ * the reason in err (the messages and offsets of the layout's letters). */
+struct arg_ctx {
+    const struct vaced_log *log;
+    const unsigned char *d;
+    size_t end;
+    struct vaced_log_event *e;
+    char *err;
+    size_t len;
 };
+
+static inline int arg_u(const struct arg_ctx *c, size_t *pos, size_t at, uint64_t *v)
+{
+    if (*pos < c->end && c->d[*pos] < 0x80) {   /* one byte: most arguments */
+        *v = c->d[(*pos)++];
+        return 0;
+    }
+    if (get_u(c->d, pos, c->end, v))
+        return fail(c->log, at, c->err, c->len, "event %d runs past the events' end", c->e->op);
+    return 0;
+}
+
+static inline int arg_peer(const struct arg_ctx *c, size_t *pos)
+{
+    size_t at = *pos;
+    uint64_t v = 0;
+    if (arg_u(c, pos, at, &v))
+        return -1;
+    v = (uint64_t)((int64_t)(v >> 1) ^ -(int64_t)(v & 1));
+    if ((int64_t)v < -1 || (int64_t)v >= (int64_t)c->log->ranks)
+        return fail(c->log, at, c->err, c->len, "peer %lld is not a rank of the job", (long long)v);
+    c->e->peer = (int)(int64_t)v;
+    return 0;
+}
+
+static inline int arg_kind(const struct arg_ctx *c, size_t *pos)
+{
+    size_t at = *pos;
+    uint64_t v = 0;
+    if (arg_u(c, pos, at, &v))
+        return -1;
+    if (v > VACED_PKT_OTHER)
+        return fail(c->log, at, c->err, c->len, "unknown packet kind %llu", (unsigned long long)v);
+    c->e->kind = (int)v;
+    return 0;
+}
+
+static inline int arg_bytes(const struct arg_ctx *c, size_t *pos)
+{
+    size_t at = *pos;
+    uint64_t v = 0;
+    if (arg_u(c, pos, at, &v))
+        return -1;
+    if (v > MAX_BYTES)
+        return fail(c->log, at, c->err, c->len, "%llu bytes: more than any message",
+                    (unsigned long long)v);
+    c->e->bytes = v;
+    return 0;
+}
+
+/* 'm' (into msg) and 'F' (into from) */
+static inline int arg_id(const struct arg_ctx *c, size_t *pos, uint32_t *id)
+{
+    size_t at = *pos;
+    uint64_t v = 0;
+    if (arg_u(c, pos, at, &v))
+        return -1;
+    if (v > UINT32_MAX)         /* 0: a request from before the simulation */
+        return fail(c->log, at, c->err, c->len, "bad message id %llu", (unsigned long long)v);
+    *id = (uint32_t)v;
+    return 0;
+}
+
+/* 'f' (into flag) and 'g' (into flag2) */
+static inline int arg_flag(const struct arg_ctx *c, size_t *pos, int *flag)
+{
+    size_t at = *pos;
+    uint64_t v = 0;
+    if (arg_u(c, pos, at, &v))
+        return -1;
+    if (v > 1)
+        return fail(c->log, at, c->err, c->len, "flag %llu is not 0 or 1", (unsigned long long)v);
+    *flag = (int)v;
+    return 0;
+}
+
+static inline int arg_value(const struct arg_ctx *c, size_t *pos)
+{
+    size_t at = *pos;
+    uint64_t v = 0;
+    if (arg_u(c, pos, at, &v))
+        return -1;
+    if (c->e->op == VACED_OP_SLEEP && v > MAX_PS)
+        return fail(c->log, at, c->err, c->len, "a sleep of %llu ps", (unsigned long long)v);
+    c->e->value = v;
+    return 0;
+}
+
+static inline int arg_time(const struct arg_ctx *c, size_t *pos)
+{
+    size_t at = *pos;
+    if (*pos < c->end && c->d[*pos] >= VACED_SRC_SENT_TA && c->d[*pos] <= VACED_SRC_RECV_TA) {
+        c->e->time.src = c->d[(*pos)++];        /* no argument: most times */
+        return 0;
+    }
+    if (get_time(c->d, pos, c->end, &c->e->time))
+        return fail(c->log, at, c->err, c->len, "bad target time in event %d", c->e->op);
+    return 0;
+}
+
+/* 'L' (ids) and 'Q' (id, bytes pairs) */
+static int arg_list(const struct arg_ctx *c, size_t *pos, int pairs)
+{
+    uint64_t v = 0;
+    if (arg_u(c, pos, *pos, &v))
+        return -1;
+    c->e->value = v;
+    c->e->bits = *pos;
+    for (uint64_t i = 0; i < v; i++) {
+        uint64_t id, bytes;
+        size_t at = *pos;
+        if (get_u(c->d, pos, c->end, &id) || id > UINT32_MAX ||
+            (pairs && (get_u(c->d, pos, c->end, &bytes) || bytes > MAX_BYTES)))
+            return fail(c->log, at, c->err, c->len, "bad message id in a list");
+    }
+    return 0;
+}
+
+/* 'S' (with the coldness's bits if recorded) and 'C' (with the cold flag) */
+static inline int arg_measure(const struct arg_ctx *c, size_t *pos, int close)
+{
+    size_t at = *pos;
+    uint64_t v = 0;
+    if (arg_u(c, pos, at, &v))
+        return -1;
+    if (v > MAX_PS)
+        return fail(c->log, at, c->err, c->len, "a measurement of %llu ps", (unsigned long long)v);
+    c->e->value = v;
+    if ((!close && (c->log->flags & VACED_LOG_COLDNESS)) ||
+        (close && (c->log->flags & VACED_LOG_OVERSUBSCRIBED))) {
+        at = *pos;
+        if (get_u(c->d, pos, c->end, &c->e->bits) || (close && c->e->bits > 1))
+            return fail(c->log, at, c->err, c->len, "bad measurement in event %d", c->e->op);
+    }
+    return 0;
+}
 
 uint32_t vaced_log_list_item(const struct vaced_log *log, size_t *at)
 {
@@ -192,7 +325,6 @@ int vaced_log_next(const struct vaced_log *log, size_t *pos, struct vaced_log_ev
 {
     const unsigned char *d = log->data;
     size_t end = log->body_end;
-    uint64_t v;
     /* field by field: a memset of the event compiles to rep stos, which
      * cost more than the rest of the decoding */
     e->op = e->peer = e->kind = e->flag = e->flag2 = 0;
@@ -205,77 +337,190 @@ int vaced_log_next(const struct vaced_log *log, size_t *pos, struct vaced_log_ev
     e->op = d[(*pos)++];
     if (e->op < VACED_OP_BEGIN || e->op > VACED_OP_LAST)
         return fail(log, e->offset, err, len, "unknown event %d", e->op);
-    for (const char *a = layout[e->op]; *a; a++) {
-        size_t at = *pos;
-        if (*a == 't') {
-            if (get_time(d, pos, end, &e->time))
-                return fail(log, at, err, len, "bad target time in event %d", e->op);
-            continue;
-        }
-        if (get_u(d, pos, end, &v))
-            return fail(log, at, err, len, "event %d runs past the events' end", e->op);
-        switch (*a) {
-            case 's':
-                v = (uint64_t)((int64_t)(v >> 1) ^ -(int64_t)(v & 1));
-                if ((int64_t)v < -1 || (int64_t)v >= (int64_t)log->ranks)
-                    return fail(log, at, err, len, "peer %lld is not a rank of the job", (long long)v);
-                e->peer = (int)(int64_t)v;
-                break;
-            case 'k':
-                if (v > VACED_PKT_OTHER)
-                    return fail(log, at, err, len, "unknown packet kind %llu", (unsigned long long)v);
-                e->kind = (int)v;
-                break;
-            case 'b':
-                if (v > MAX_BYTES)
-                    return fail(log, at, err, len, "%llu bytes: more than any message",
-                                (unsigned long long)v);
-                e->bytes = v;
-                break;
-            case 'm': case 'F':         /* 0: a request from before the simulation */
-                if (v > UINT32_MAX)
-                    return fail(log, at, err, len, "bad message id %llu", (unsigned long long)v);
-                if (*a == 'm')
-                    e->msg = (uint32_t)v;
-                else
-                    e->from = (uint32_t)v;
-                break;
-            case 'f': case 'g':
-                if (v > 1)
-                    return fail(log, at, err, len, "flag %llu is not 0 or 1", (unsigned long long)v);
-                if (*a == 'f')
-                    e->flag = (int)v;
-                else
-                    e->flag2 = (int)v;
-                break;
-            case 'v':
-                if (e->op == VACED_OP_SLEEP && v > MAX_PS)
-                    return fail(log, at, err, len, "a sleep of %llu ps", (unsigned long long)v);
-                e->value = v;
-                break;
-            case 'L': case 'Q':
-                e->value = v;
-                e->bits = *pos;
-                for (uint64_t i = 0; i < v; i++) {
-                    uint64_t id, bytes;
-                    at = *pos;
-                    if (get_u(d, pos, end, &id) || id > UINT32_MAX ||
-                        (*a == 'Q' && (get_u(d, pos, end, &bytes) || bytes > MAX_BYTES)))
-                        return fail(log, at, err, len, "bad message id in a list");
-                }
-                break;
-            case 'S': case 'C':
-                if (v > MAX_PS)
-                    return fail(log, at, err, len, "a measurement of %llu ps", (unsigned long long)v);
-                e->value = v;
-                if ((*a == 'S' && (log->flags & VACED_LOG_COLDNESS)) ||
-                    (*a == 'C' && (log->flags & VACED_LOG_OVERSUBSCRIBED))) {
-                    at = *pos;
-                    if (get_u(d, pos, end, &e->bits) || (*a == 'C' && e->bits > 1))
-                        return fail(log, at, err, len, "bad measurement in event %d", e->op);
-                }
-                break;
-        }
+    const struct arg_ctx c = { log, d, end, e, err, len };
+    size_t *p = pos;
+    int bad = 0;
+    switch (e->op) {
+        case VACED_OP_SLEEP: case VACED_OP_FIRE_BEGIN: case VACED_OP_UNMODELLED:
+            bad = arg_value(&c, p);
+            break;
+        case VACED_OP_PKT_SENT:
+            bad = arg_peer(&c, p) || arg_kind(&c, p) || arg_bytes(&c, p);
+            break;
+        case VACED_OP_PKT_RECV:
+            bad = arg_peer(&c, p) || arg_kind(&c, p) || arg_bytes(&c, p) || arg_flag(&c, p, &e->flag);
+            break;
+        case VACED_OP_HANDLE_BEGIN: case VACED_OP_WAIT_COMPLETE: case VACED_OP_PROBE_FOUND:
+            bad = arg_time(&c, p);
+            break;
+        case VACED_OP_COMPLETE_BY:
+            bad = arg_id(&c, p, &e->msg) || arg_time(&c, p);
+            break;
+        case VACED_OP_ARRIVED:
+            bad = arg_id(&c, p, &e->msg) || arg_kind(&c, p) || arg_time(&c, p) || arg_bytes(&c, p);
+            break;
+        case VACED_OP_POSTED:
+            bad = arg_id(&c, p, &e->msg) || arg_flag(&c, p, &e->flag);
+            break;
+        case VACED_OP_FOUND:
+            bad = arg_id(&c, p, &e->msg) || arg_id(&c, p, &e->from) || arg_kind(&c, p) ||
+                  arg_flag(&c, p, &e->flag) || arg_bytes(&c, p) || arg_flag(&c, p, &e->flag2);
+            break;
+        case VACED_OP_COMPLETE_NOW:
+            bad = arg_id(&c, p, &e->msg) || arg_bytes(&c, p) || arg_flag(&c, p, &e->flag2);
+            break;
+        case VACED_OP_REPORT: case VACED_OP_DONE:
+            bad = arg_id(&c, p, &e->msg) || arg_bytes(&c, p);
+            break;
+        case VACED_OP_PARKS:
+            bad = arg_time(&c, p) || arg_flag(&c, p, &e->flag) || arg_flag(&c, p, &e->flag2);
+            break;
+        case VACED_OP_DEFER:
+            bad = arg_peer(&c, p) || arg_time(&c, p);
+            break;
+        case VACED_OP_SEGMENT:
+            bad = arg_measure(&c, p, 0);
+            break;
+        case VACED_OP_CLOSE:
+            bad = arg_measure(&c, p, 1);
+            break;
+        case VACED_OP_PICK:
+            bad = arg_id(&c, p, &e->from) || arg_list(&c, p, 0);
+            break;
+        case VACED_OP_FIRST:
+            bad = arg_id(&c, p, &e->from) || arg_list(&c, p, 1);
+            break;
+        default:                /* no arguments */
+            break;
+    }
+    if (bad)
+        return -1;
+    return 1;
+}
+
+/* --- Events already checked --------------------------------------------- */
+
+/* LEB128 that vaced_log_next accepted: ends before body_end, fits 64 bits. */
+static inline uint64_t known_u(const unsigned char *d, size_t *pos)
+{
+    uint64_t b = d[(*pos)++];
+    if (b < 0x80)
+        return b;
+    uint64_t x = b & 0x7f;
+    for (int shift = 7;; shift += 7) {
+        b = d[(*pos)++];
+        x |= (b & 0x7f) << shift;
+        if (b < 0x80)
+            return x;
+    }
+}
+
+static inline void known_time(const unsigned char *d, size_t *pos, struct vaced_log_time *t)
+{
+    t->src = (int)known_u(d, pos);
+    if (t->src == VACED_SRC_RAW) {
+        uint64_t v = known_u(d, pos);
+        t->t = (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
+    } else if (t->src == VACED_SRC_DONE || t->src == VACED_SRC_ARRIVAL) {
+        t->msg = (uint32_t)known_u(d, pos);
+        if (t->src == VACED_SRC_DONE)
+            t->bytes = known_u(d, pos);
+    }
+}
+
+static inline void known_list(const unsigned char *d, size_t *pos, struct vaced_log_event *e,
+                              int pairs)
+{
+    e->value = known_u(d, pos);
+    e->bits = *pos;
+    for (uint64_t i = 0; i < e->value << pairs; i++)
+        known_u(d, pos);
+}
+
+int vaced_log_next_known(const struct vaced_log *log, size_t *pos, struct vaced_log_event *e)
+{
+    const unsigned char *d = log->data;
+    uint64_t v;
+    e->op = e->peer = e->kind = e->flag = e->flag2 = 0;
+    e->bytes = e->value = e->bits = 0;
+    e->msg = e->from = 0;
+    e->time = (struct vaced_log_time){ 0 };
+    e->offset = *pos;
+    if (*pos >= log->body_end)
+        return 0;
+    e->op = d[(*pos)++];
+    switch (e->op) {
+        case VACED_OP_SLEEP: case VACED_OP_FIRE_BEGIN: case VACED_OP_UNMODELLED:
+            e->value = known_u(d, pos);
+            break;
+        case VACED_OP_PKT_SENT: case VACED_OP_PKT_RECV:
+            v = known_u(d, pos);
+            e->peer = (int)((int64_t)(v >> 1) ^ -(int64_t)(v & 1));
+            e->kind = (int)known_u(d, pos);
+            e->bytes = known_u(d, pos);
+            if (e->op == VACED_OP_PKT_RECV)
+                e->flag = (int)known_u(d, pos);
+            break;
+        case VACED_OP_HANDLE_BEGIN: case VACED_OP_WAIT_COMPLETE: case VACED_OP_PROBE_FOUND:
+            known_time(d, pos, &e->time);
+            break;
+        case VACED_OP_COMPLETE_BY:
+            e->msg = (uint32_t)known_u(d, pos);
+            known_time(d, pos, &e->time);
+            break;
+        case VACED_OP_ARRIVED:
+            e->msg = (uint32_t)known_u(d, pos);
+            e->kind = (int)known_u(d, pos);
+            known_time(d, pos, &e->time);
+            e->bytes = known_u(d, pos);
+            break;
+        case VACED_OP_POSTED:
+            e->msg = (uint32_t)known_u(d, pos);
+            e->flag = (int)known_u(d, pos);
+            break;
+        case VACED_OP_FOUND:
+            e->msg = (uint32_t)known_u(d, pos);
+            e->from = (uint32_t)known_u(d, pos);
+            e->kind = (int)known_u(d, pos);
+            e->flag = (int)known_u(d, pos);
+            e->bytes = known_u(d, pos);
+            e->flag2 = (int)known_u(d, pos);
+            break;
+        case VACED_OP_COMPLETE_NOW:
+            e->msg = (uint32_t)known_u(d, pos);
+            e->bytes = known_u(d, pos);
+            e->flag2 = (int)known_u(d, pos);
+            break;
+        case VACED_OP_REPORT: case VACED_OP_DONE:
+            e->msg = (uint32_t)known_u(d, pos);
+            e->bytes = known_u(d, pos);
+            break;
+        case VACED_OP_PARKS:
+            known_time(d, pos, &e->time);
+            e->flag = (int)known_u(d, pos);
+            e->flag2 = (int)known_u(d, pos);
+            break;
+        case VACED_OP_DEFER:
+            v = known_u(d, pos);
+            e->peer = (int)((int64_t)(v >> 1) ^ -(int64_t)(v & 1));
+            known_time(d, pos, &e->time);
+            break;
+        case VACED_OP_SEGMENT:
+            e->value = known_u(d, pos);
+            if (log->flags & VACED_LOG_COLDNESS)
+                e->bits = known_u(d, pos);
+            break;
+        case VACED_OP_CLOSE:
+            e->value = known_u(d, pos);
+            if (log->flags & VACED_LOG_OVERSUBSCRIBED)
+                e->bits = known_u(d, pos);
+            break;
+        case VACED_OP_PICK: case VACED_OP_FIRST:
+            e->from = (uint32_t)known_u(d, pos);
+            known_list(d, pos, e, e->op == VACED_OP_FIRST);
+            break;
+        default:                /* no arguments */
+            break;
     }
     return 1;
 }

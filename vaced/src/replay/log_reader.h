@@ -57,6 +57,11 @@ struct vaced_log_event {
 int vaced_log_next(const struct vaced_log *log, size_t *pos, struct vaced_log_event *e,
                    char *err, size_t len);
 
+/* The same for a file whose every event vaced_log_next has accepted (the
+ * replay's load checks them all first): decoded again without the
+ * checks, the same event.  1, or 0 at the trailer. */
+int vaced_log_next_known(const struct vaced_log *log, size_t *pos, struct vaced_log_event *e);
+
 /* The clock's measurements an event holds (NULL: none was read, all 0):
  * SEGMENT's segment and coldness, CLOSE's poll charge and cold flag. */
 static inline void vaced_log_segment(const struct vaced_log_event *e, vaced_time_t *seg,

@@ -80,14 +80,12 @@ static vaced_time_t eval(struct rank_run *r, const struct vaced_log_event *e)
     }
 }
 
-/* The clock's measurements, read where the clock asks for them. */
+/* The clock's measurements, read where the clock asks for them (the
+ * load checked every event: vaced_log_next_known). */
 static int next_measurement(int op, struct vaced_log_event *e)
 {
     struct rank_run *r = vaced_ranks_current();
-    char why[512];
-    int got = vaced_log_next(&r->log, r->cursor, e, why, sizeof why);
-    if (got < 0)
-        return vaced_replay_fail("%s", why);
+    int got = vaced_log_next_known(&r->log, r->cursor, e);
     if (got == 0 || e->op != op)
         return vaced_replay_fail("%s: offset %zu: the record is out of step with the model here "
                      "(expected the clock's %s)", r->log.path, e->offset,
@@ -122,13 +120,11 @@ static int execute(struct rank_run *r, const struct vaced_log_event *e);
 static int run_block(struct rank_run *r, size_t *pos, size_t end)
 {
     struct vaced_log_event e;
-    char why[512];
     size_t *saved = r->cursor;
     r->cursor = pos;
     while (!vaced_replay_failed() && *pos < end) {
-        int got = vaced_log_next(&r->log, pos, &e, why, sizeof why);
-        if (got <= 0)
-            return r->cursor = saved, got < 0 ? vaced_replay_fail("%s", why) : 0;
+        if (!vaced_log_next_known(&r->log, pos, &e))
+            return r->cursor = saved, 0;
         if (e.op == VACED_OP_FIRE_END)
             break;
         if (needs_packet(r, &e)) {
@@ -401,15 +397,11 @@ static int execute(struct rank_run *r, const struct vaced_log_event *e)
 static int run_rank(struct rank_run *r)
 {
     struct vaced_log_event e;
-    char why[512];
     vaced_ranks_set_current(r);
     vaced_rank_state_bind(r->state);
     while (!r->done && !vaced_replay_failed()) {
         size_t at = r->pos;
-        int got = vaced_log_next(&r->log, &r->pos, &e, why, sizeof why);
-        if (got < 0)
-            return vaced_replay_fail("%s", why);
-        if (got == 0)
+        if (!vaced_log_next_known(&r->log, &r->pos, &e))
             return vaced_replay_fail("%s: offset %zu: the record ends before MPI_Finalize", r->log.path, r->pos);
         r->cursor = &r->pos;
         if (r->cv) {

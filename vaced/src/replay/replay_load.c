@@ -153,9 +153,8 @@ static void load_rank(const char *dir, struct load_job *j)
     }
     if (survey(r, j->segments, j->err, sizeof j->err))
         return;
-    r->msgs = calloc((size_t)r->nmsgs + 1, sizeof *r->msgs);
     r->in = calloc((size_t)j->size, sizeof *r->in);
-    if (!r->msgs || !r->in) {
+    if (!r->in) {
         fail(j->err, sizeof j->err, "out of memory for rank %d", j->rank);
         return;
     }
@@ -194,6 +193,42 @@ static void *map_states(int n)
     void *p = mmap(NULL, states_bytes(n), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS,
                    -1, 0);
     return p == MAP_FAILED ? NULL : p;
+}
+
+/* The ranks' messages, by id, in one mapping after the surveys counted
+ * them (each rank's from a 64-byte boundary), its pages made at once: a
+ * replay makes every message it counted, and a page fault at each 4 KB
+ * page it first touched cost more.  (Huge pages cost more still: the
+ * kernel finds and zeroes 2 MB blocks.) */
+static size_t msgs_slot(uint32_t nmsgs)
+{
+    size_t b = ((size_t)nmsgs + 1) * sizeof(struct vaced_msg);
+    return (b + 63) & ~(size_t)63;
+}
+
+static int map_msgs(struct rank_run *rs, int n)
+{
+    size_t bytes = 0;
+    for (int i = 0; i < n; i++)
+        bytes += msgs_slot(rs[i].nmsgs);
+    void *p = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_POPULATE,
+                   -1, 0);
+    if (p == MAP_FAILED)
+        return -1;
+    for (int i = 0; i < n; i++) {
+        rs[i].msgs = p;
+        p = (char *)p + msgs_slot(rs[i].nmsgs);
+    }
+    return 0;
+}
+
+static void unmap_msgs(struct rank_run *rs, int n)
+{
+    size_t bytes = 0;
+    for (int i = 0; i < n; i++)
+        bytes += msgs_slot(rs[i].nmsgs);
+    if (n && rs[0].msgs)
+        munmap(rs[0].msgs, bytes);
 }
 
 /* Threads for loading: `loaders`, or if 0 the CPUs this process may run
@@ -262,6 +297,10 @@ int vaced_replay_load(const char *dir, int segments, int loaders, struct rank_ru
             goto bad;
         }
     }
+    if (map_msgs(rs, n)) {
+        fail(err, len, "out of memory for the messages of %d ranks", n);
+        goto bad;
+    }
     free(pool.jobs);
     *ranks = rs;
     *size = n;
@@ -286,11 +325,12 @@ void vaced_replay_unload(struct rank_run *ranks, int size)
         for (int j = 0; r->in && j < size; j++)
             free(r->in[j].s);
         free(r->in);
-        free(r->msgs);
         free(r->fires);
         free(r->seg_off);
         free(r->seg_ps);
     }
+    if (ranks)
+        unmap_msgs(ranks, size);
     vaced_rank_state_bind_live();
     if (states)
         munmap(states, states_bytes(size));
