@@ -141,7 +141,7 @@ int main(void)
     mkdir(out, 0777);
     struct vaced_combined res;
     char err[2048];
-    CHECK(vaced_combine_records(out, dirs, 3, &res, err, sizeof err) == 0);
+    CHECK(vaced_combine_records(out, dirs, 3, 0, &res, err, sizeof err) == 0);
     CHECK(res.ranks == 2 && res.combined == 2 && res.executions_min == 2);
     CHECK(res.segments == 8);
     uint64_t ps[8];
@@ -153,7 +153,7 @@ int main(void)
     /* one execution three times: the same bytes */
     mkdir(self, 0777);
     const char *thrice[3] = { e1, e1, e1 };
-    CHECK(vaced_combine_records(self, thrice, 3, &res, err, sizeof err) == 0);
+    CHECK(vaced_combine_records(self, thrice, 3, 0, &res, err, sizeof err) == 0);
     char a[700], b[700];
     snprintf(a, sizeof a, "%s/rank-000001.vlog", self);
     snprintf(b, sizeof b, "%s/rank-000001.vlog", e1);
@@ -162,12 +162,12 @@ int main(void)
     /* another job's record (3 ranks) is refused, named */
     write_record(other, 0, 3, r0[0], 3, 1);
     const char *mixed[2] = { e1, other };
-    CHECK(vaced_combine_records(out, mixed, 2, &res, err, sizeof err) == -1);
+    CHECK(vaced_combine_records(out, mixed, 2, 0, &res, err, sizeof err) == -1);
     CHECK(strstr(err, "other/rank-000000.vlog") != NULL && strstr(err, "not an execution") != NULL);
 
     /* a missing execution is refused with the file's name */
     const char *missing[2] = { e1, "/nonexistent-vaced-record" };
-    CHECK(vaced_combine_records(out, missing, 2, &res, err, sizeof err) == -1);
+    CHECK(vaced_combine_records(out, missing, 2, 0, &res, err, sizeof err) == -1);
     CHECK(strstr(err, "/nonexistent-vaced-record/rank-000000.vlog") != NULL);
 
     char cmd[700];

@@ -120,18 +120,30 @@ compute/communication split, min/mean/max over ranks and the host wall time.
                      prediction, without the host's measurement noise
                      carried along exchanges, for programs whose ranks do
                      the same work (docs/replay.md)
-  --repeat N         run the program N times (N >= 2; a deterministic
-                     program), recording each execution, and predict from
-                     their combination: each rank's k-th compute segment
-                     re-timed as the median of its N measurements
-                     (vaced-combine, docs/replay.md#repeated-executions), so
-                     that one execution's stalls do not decide it while each
-                     rank's own work stays.  The summary and the JSON give
-                     that prediction (prediction_s), the first execution's
-                     (prediction_raw_s), every execution's (predictions_s)
-                     and their range (prediction_interval_s).  Only the
-                     first execution's output is shown; --record DIR gets
-                     the combined record, --trace the first execution's
+  --repeat N         run the program N times (a deterministic program),
+                     recording each execution, and predict from their
+                     combination: each rank's k-th compute segment re-timed
+                     as the median of its N measurements, so that one
+                     execution's stalls do not decide it while each rank's
+                     own work stays.  The JSON adds every execution's
+                     prediction (predictions_s) and their range
+                     (prediction_interval_s).  Only the first execution's
+                     output is shown; --trace traces the first execution
+  --wake-up          also take the wake-up penalty out of the computation
+                     (records the run, corrects each cold segment, replays):
+                     on a host with more ranks than cores a rank that slept
+                     in a wait pays for refilling caches that other ranks
+                     used meanwhile, which a rank alone on its target core
+                     does not (docs/replay.md#the-wake-up-correction).  The
+                     summary gives both figures; the JSON has wake_up (the
+                     cold segments' share of the computation, the share
+                     taken off, the share it could not correct)
+
+With --repeat or --wake-up, prediction_s is the estimate's (the replay of
+the corrected or combined record, which --record DIR then receives) and
+prediction_raw_s the library's line of the first execution; the traces,
+critical path and report describe the first execution as measured.
+
   --vanilla-time S   the program's runtime in seconds without VACED: the
                      summary adds slowdown = host wall time / S
   --vanilla          measure that time: run the same command first with
@@ -300,7 +312,7 @@ def cmd_check_target(argv):
 
 RUN_VALUED = ("-n", "--target", "--host-cores", "--hostfile", "--json", "--trace", "--record", "--repeat",
               "--vanilla-time", "--otf2", "--report")
-RUN_FLAGS = ("--vanilla", "--quiet", "--progress", "--uniform-compute")
+RUN_FLAGS = ("--vanilla", "--quiet", "--progress", "--uniform-compute", "--wake-up")
 
 
 class ArgParser(argparse.ArgumentParser):
@@ -543,6 +555,11 @@ def summary_table(data, o, wall, vanilla):
     slow = max(per, key=lambda r: r["total_s"])   # the first maximum, as the library's
     total = slow["total_s"] or 1.0
     rows = [("prediction", f"{data['prediction_s']:.9f} s")]
+    wake = data.get("wake_up")
+    if wake:
+        rows.append(("", f"wake-up corrected (raw {data['prediction_raw_s']:.9f} s): cold segments "
+                         f"{100 * wake['cold_share']:.1f} % of the computation, {100 * wake['removed_share']:.1f} % "
+                         f"taken off, {100 * wake['uncorrected_share']:.1f} % not correctable"))
     rep = data.get("repeat")
     if rep:
         lo, hi = data["prediction_interval_s"]
@@ -681,7 +698,8 @@ def cmd_run(argv):
         trace_dir = os.path.join(tmpdir, "trace")
         os.mkdir(trace_dir)
     record_dir = o.get("--record")
-    if (o.get("--uniform-compute") or repeat > 1) and not record_dir:
+    estimate = repeat > 1 or o.get("--wake-up")
+    if (o.get("--uniform-compute") or estimate) and not record_dir:
         record_dir = os.path.join(tmpdir, "record")
     cmd = launcher(o, VACED_PREFIX)
     outputs_failed = False
@@ -693,12 +711,13 @@ def cmd_run(argv):
             run_env = dict(env, VACED_JSON=lib_json)
             if trace_dir and i == 0:
                 run_env["VACED_TRACE"] = trace_dir
-            if repeat > 1:
+            if estimate:
                 executions.append((os.path.join(tmpdir, f"execution-{i}"), lib_json))
                 run_env["VACED_RECORD"] = executions[-1][0]
-                say(f"execution {i + 1} of {repeat}" + (" (its output follows)" if i == 0 else ""))
             elif record_dir:
                 run_env["VACED_RECORD"] = record_dir
+            if repeat > 1:
+                say(f"execution {i + 1} of {repeat}" + (" (its output follows)" if i == 0 else ""))
             try:
                 status, took = run_once(cmd, run_env, o, show=i == 0)
             except KeyboardInterrupt:
@@ -711,8 +730,9 @@ def cmd_run(argv):
         if data is None:
             say(f"rank 0 reported no prediction (mpiexec exit status {status}); see the output above")
             return status or 1
-        if repeat > 1 and status == 0:
-            outputs_failed = not add_combined(data, executions, record_dir, o["target_path"], tmpdir)
+        if estimate and status == 0:
+            outputs_failed = not add_estimate(data, executions, record_dir, o["target_path"], tmpdir,
+                                              wake_up=o.get("--wake-up", False))
         if trace_dir:
             add_critical_path(data, trace_dir)
         if o.get("--uniform-compute"):
@@ -740,39 +760,46 @@ def cmd_run(argv):
     return status or (1 if outputs_failed else 0)
 
 
-def add_combined(data, executions, record_dir, target, tmpdir):
-    """The executions combined (vaced-combine into record_dir) and replayed:
-    data's prediction and ranks become the combination's, the first
-    execution's prediction is kept as prediction_raw_s; a step that fails
-    is one line on stderr (False)."""
+def add_estimate(data, executions, record_dir, target, tmpdir, wake_up):
+    """The recorded executions, corrected for the wake-up penalty (wake_up)
+    and combined (vaced-combine into record_dir), then replayed: data's
+    prediction and ranks become the estimate's, the first execution's
+    prediction is kept as prediction_raw_s; a step that fails is one line
+    on stderr (False: data keeps the library's prediction)."""
     preds = []
     for _, lib_json in executions:
         d = read_json(lib_json)
         if d is None:
-            say("--repeat: an execution reported no prediction")
+            say("an execution reported no prediction: the prediction is the library's")
             return False
         preds.append(d["prediction_s"])
     os.makedirs(record_dir, exist_ok=True)
-    r = subprocess.run([c_tool("vaced-combine"), record_dir] + [d for d, _ in executions],
-                       stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    r = subprocess.run([c_tool("vaced-combine")] + ["--wake-up"] * wake_up + [record_dir] +
+                       [d for d, _ in executions], stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
     m = re.search(r"(\d+) of (\d+) ranks", r.stdout)
-    if r.returncode != 0 or not m:
-        say("--repeat: " + (r.stderr.strip().splitlines() or ["vaced-combine failed"])[-1])
+    w = re.search(r"cold segments ([0-9.]+) % .*, ([0-9.]+) % taken off, ([0-9.]+) % in classes", r.stdout)
+    if r.returncode != 0 or not m or (wake_up and not w):
+        say("vaced-combine: " + (r.stderr.strip().splitlines() or ["failed"])[-1]
+            + "; the prediction is the library's")
         return False
-    out = os.path.join(tmpdir, "combined.json")
+    out = os.path.join(tmpdir, "estimate.json")
     r = subprocess.run([c_tool("vaced-replay"), record_dir, "--target", target, "--json", out, "--quiet"],
                        stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
-    comb = read_json(out)
-    if r.returncode != 0 or comb is None:
-        say("--repeat: the combined record's replay failed: "
-            + (r.stderr.strip().splitlines() or ["no prediction"])[-1])
+    est = read_json(out)
+    if r.returncode != 0 or est is None:
+        say("the corrected record's replay failed: " + (r.stderr.strip().splitlines() or ["no prediction"])[-1]
+            + "; the prediction is the library's")
         return False
-    data.update(prediction_raw_s=data["prediction_s"], prediction_s=comb["prediction_s"],
-                per_rank=comb["per_rank"], cold_start_share=comb.get("cold_start_share"),
-                predictions_s=preds,
-                prediction_interval_s=[min(preds + [comb["prediction_s"]]),
-                                       max(preds + [comb["prediction_s"]])],
-                repeat={"executions": len(executions), "combined_ranks": int(m.group(1))})
+    data.update(prediction_raw_s=data["prediction_s"], prediction_s=est["prediction_s"],
+                per_rank=est["per_rank"], cold_start_share=est.get("cold_start_share"))
+    if wake_up:
+        data["wake_up"] = {"cold_share": float(w.group(1)) / 100, "removed_share": float(w.group(2)) / 100,
+                           "uncorrected_share": float(w.group(3)) / 100}
+    both = preds + [est["prediction_s"]]
+    data.update(predictions_s=preds,
+                prediction_interval_s=[min(both), max(both)] if len(preds) > 1 else None)
+    if len(preds) > 1:
+        data["repeat"] = {"executions": len(preds), "combined_ranks": int(m.group(1))}
     return True
 
 

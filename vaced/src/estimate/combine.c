@@ -8,7 +8,7 @@
 #include "estimate/combine.h"
 #include "record/log_format.h"
 #include "replay/log_reader.h"
-#include "replay/uniform.h"
+#include "estimate/segments.h"
 
 static int fail(char *err, size_t len, const char *fmt, ...)
 {
@@ -19,39 +19,11 @@ static int fail(char *err, size_t len, const char *fmt, ...)
     return -1;
 }
 
-/* One execution's view of a rank: its segments in order and the hash of
- * its calls (uniform.h), which says whether the k-th segments match. */
+/* One execution's view of a rank. */
 struct rank_segments {
     struct vaced_log log;
-    uint64_t *ps;
-    size_t n, cap;
-    uint64_t calls;
+    struct vaced_segments seg;
 };
-
-static int read_segments(struct rank_segments *s, char *err, size_t len)
-{
-    struct vaced_log_event e;
-    struct vaced_call_seq calls;
-    size_t pos = s->log.body;
-    int got;
-    vaced_call_seq_start(&calls);
-    while ((got = vaced_log_next(&s->log, &pos, &e, err, len)) == 1) {
-        vaced_call_seq_add(&calls, &e);
-        if (e.op != VACED_OP_SEGMENT)
-            continue;
-        if (s->n == s->cap) {
-            size_t cap = s->cap ? 2 * s->cap : 1024;
-            uint64_t *ps = realloc(s->ps, cap * sizeof *ps);
-            if (!ps)
-                return fail(err, len, "out of memory for %s's segments", s->log.path);
-            s->ps = ps;
-            s->cap = cap;
-        }
-        s->ps[s->n++] = e.value;
-    }
-    s->calls = calls.hash;
-    return got < 0 ? -1 : 0;
-}
 
 static int cmp_u64(const void *a, const void *b)
 {
@@ -129,12 +101,13 @@ static int write_rank(const char *path, const struct vaced_log *base, const uint
     return bad ? fail(err, len, "%s: %s", path, strerror(errno ? errno : EIO)) : 0;
 }
 
-static int combine_rank(const char *out, const char *const *dirs, int n, int rank,
+static int combine_rank(const char *out, const char *const *dirs, int n, int wakeup, int rank,
                         struct vaced_combined *res, char *err, size_t len)
 {
-    struct rank_segments s[VACED_COMBINE_MAX];
-    memset(s, 0, sizeof s);
+    struct rank_segments *s = calloc((size_t)n, sizeof *s);
     int opened = 0, rc = -1;
+    if (!s)
+        return fail(err, len, "out of memory");
     char path[VACED_LOG_PATH_MAX + 32];
     for (; opened < n; opened++) {
         snprintf(path, sizeof path, "%s/rank-%06d.vlog", dirs[opened], rank);
@@ -147,8 +120,15 @@ static int combine_rank(const char *out, const char *const *dirs, int n, int ran
                  path, dirs[0]);
             goto done;
         }
-        if (read_segments(&s[opened], err, len)) {
+        if (vaced_segments_read(&s[opened].log, &s[opened].seg, err, len)) {
             opened++;
+            goto done;
+        }
+        for (size_t k = 0; k < s[opened].seg.n; k++)
+            res->compute_ps += (double)s[opened].seg.ps[k];
+        if (wakeup && vaced_wakeup_correct(&s[opened].seg, &res->wakeup)) {
+            opened++;
+            fail(err, len, "out of memory for %s's wake-up correction", path);
             goto done;
         }
     }
@@ -156,31 +136,32 @@ static int combine_rank(const char *out, const char *const *dirs, int n, int ran
         res->ranks = (int)s[0].log.ranks;
     int same[VACED_COMBINE_MAX], m = 0;
     for (int i = 0; i < n; i++)
-        if (s[i].n == s[0].n && s[i].calls == s[0].calls)
+        if (s[i].seg.n == s[0].seg.n && s[i].seg.calls == s[0].seg.calls)
             same[m++] = i;
     if (m > 1) {
         uint64_t v[VACED_COMBINE_MAX];
-        for (size_t k = 0; k < s[0].n; k++) {
+        for (size_t k = 0; k < s[0].seg.n; k++) {
             for (int i = 0; i < m; i++)
-                v[i] = s[same[i]].ps[k];
-            s[0].ps[k] = median(v, m);
+                v[i] = s[same[i]].seg.ps[k];
+            s[0].seg.ps[k] = median(v, m);
         }
         res->combined++;
-        res->segments += s[0].n;
+        res->segments += s[0].seg.n;
         if (res->executions_min == 0 || m < res->executions_min)
             res->executions_min = m;
     }
     snprintf(path, sizeof path, "%s/rank-%06d.vlog", out, rank);
-    rc = write_rank(path, &s[0].log, s[0].ps, err, len);
+    rc = write_rank(path, &s[0].log, s[0].seg.ps, err, len);
 done:
     for (int i = 0; i < opened; i++) {
         vaced_log_close(&s[i].log);
-        free(s[i].ps);
+        vaced_segments_free(&s[i].seg);
     }
+    free(s);
     return rc;
 }
 
-int vaced_combine_records(const char *out, const char *const *dirs, int n,
+int vaced_combine_records(const char *out, const char *const *dirs, int n, int wakeup,
                           struct vaced_combined *res, char *err, size_t len)
 {
     *res = (struct vaced_combined){ 0 };
@@ -188,7 +169,7 @@ int vaced_combine_records(const char *out, const char *const *dirs, int n,
         return fail(err, len, "%d records: combine 1 to %d", n, VACED_COMBINE_MAX);
     int rank = 0;
     do {
-        if (combine_rank(out, dirs, n, rank, res, err, len))
+        if (combine_rank(out, dirs, n, wakeup, rank, res, err, len))
             return -1;
     } while (++rank < res->ranks);
     return 0;

@@ -9,6 +9,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "estimate/wakeup.h"
 
 #define VACED_COMBINE_MAX 64    /* executions */
 
@@ -17,14 +18,17 @@ struct vaced_combined {
     int combined;               /* ranks whose segments are medians of 2 or more executions */
     int executions_min;         /* the fewest executions a combined rank's medians took */
     uint64_t segments;          /* re-timed segments, over all ranks */
+    double compute_ps;          /* every execution's segments, summed */
+    struct vaced_wakeup wakeup; /* summed over every execution (with `wakeup`) */
 };
 
 /* Writes into `out` (an existing directory) the record of dirs[0] with
- * every rank's compute segments re-timed as above; the other records
- * (dirs[1..n-1]) must be of the same job (ranks, target).  A rank whose
- * calls match in no other execution keeps its own segments.  0, or -1
- * with "PATH: offset N: reason" or the system's error in err. */
-int vaced_combine_records(const char *out, const char *const *dirs, int n,
+ * every rank's compute segments re-timed as above, each execution's first
+ * corrected for the wake-up penalty (wakeup.h) if `wakeup`; the other
+ * records (dirs[1..n-1]) must be of the same job (ranks, target).  A rank
+ * whose calls match in no other execution keeps its own segments.  0, or
+ * -1 with "PATH: offset N: reason" or the system's error in err. */
+int vaced_combine_records(const char *out, const char *const *dirs, int n, int wakeup,
                           struct vaced_combined *res, char *err, size_t len);
 
 #endif
