@@ -278,7 +278,8 @@ def c_tool(name):
         os.unlink(tmp)
         raise Failure(f"cannot build {name}: {e} (install a C compiler, or set CC)")
     if r.returncode != 0:
-        os.unlink(tmp)
+        if os.path.exists(tmp):         # the compiler removes it on some errors
+            os.unlink(tmp)
         raise Failure("cannot build " + binary + ":\n" + r.stdout +
                       "(run ./build.sh, which installs the compiler and libpfm4-dev)")
     os.chmod(tmp, 0o755)
