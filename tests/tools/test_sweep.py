@@ -15,6 +15,7 @@ import csv
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -140,6 +141,20 @@ with tempfile.TemporaryDirectory() as tmp:
                   t[:3] == [x["point"], x["target"], x["bnet"]] and t[3] == f"{float(x['prediction_s']):.9f}"
                   and t[4] == x["change_pct"] for t, x in zip(table, rows)), f"{table} {rows}")
         check("sensitivity: bnet is negative", sens.get("bnet", 0) < 0, r.stdout[-300:])
+        changes = {x["bnet"]: abs(float(x["change_pct"])) for x in rows[1:]}
+        edge = min(changes["2.08 GB/s"], changes["8.32 GB/s"])
+        for spread, inside in ((edge / 2, {"4.16 GB/s"}), (2 * max(changes.values()), set(changes))):
+            rec2 = os.path.join(tmp, f"rec-spread-{len(inside)}")
+            shutil.copytree(rec, rec2)
+            with open(os.path.join(rec2, "estimate.json"), "w") as f:       # as vaced run --repeat writes it
+                json.dump({"prediction_s": base, "prediction_interval_s": [base, base * (1 + spread / 100)]}, f)
+            r6, rows6, _, _ = sweep(rec2, tmp, "--target", "paper-16", "--vary", "bnet=0.5x,1x,2x")
+            got = {x["bnet"] for x in rows6[1:] if x["inside_spread"] == "yes"}
+            check(f"a record of executions {spread:.2f} % apart: the rows whose change is smaller are marked "
+                  f"inside spread ({sorted(got)}), on stdout too",
+                  r6.returncode == 0 and got == inside and rows6[0]["inside_spread"] == "no"
+                  and re.search(r"^spread of the record's executions: [0-9.]+ %", r6.stdout, re.M)
+                  and r6.stdout.count("inside spread") == len(inside), detail(r6))
         r2, rows2, _, _ = sweep(rec, tmp, "--target", "paper-16", "--vary", "bnet=2.08 GB/s,4.16 GB/s,8.32 GB/s")
         check("the absolute values 2.08, 4.16, 8.32 GB/s predict what 0.5x, 1x, 2x did",
               r2.returncode == 0 and {x["bnet"]: float(x["prediction_s"]) for x in rows2[1:]} == pred, detail(r2))

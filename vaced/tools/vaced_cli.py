@@ -801,6 +801,9 @@ def add_estimate(data, executions, record_dir, target, tmpdir, wake_up):
                 prediction_interval_s=[min(both), max(both)] if len(preds) > 1 else None)
     if len(preds) > 1:
         data["repeat"] = {"executions": len(preds), "combined_ranks": int(m.group(1))}
+    with open(os.path.join(record_dir, "estimate.json"), "w") as f:     # for vaced sweep
+        json.dump({k: data.get(k) for k in ("prediction_s", "prediction_raw_s", "predictions_s",
+                                            "prediction_interval_s", "wake_up")}, f, indent=1)
     return True
 
 

@@ -56,6 +56,11 @@ its change against T's own replay.
                    replays' wall times and their ratio (bench/sweep-speedup.sh)
   -h, --help       this text
 
+A record written by vaced run --repeat N --record DIR keeps its executions'
+predictions (DIR/estimate.json): a change smaller than their spread
+((max - min) / combined prediction) is marked "inside spread": re-timing
+another execution of the same program could reverse it.
+
 After the table, one line per numeric key: the change of the prediction per
 doubling of the key, fitted (log2 prediction against log2 value, least
 squares) over the rows whose other keys have the base target's values.
@@ -381,26 +386,48 @@ class Row:
         self.prediction = data["prediction_s"]
         self.change = 100 * (self.prediction / base_s - 1) if base_s else float("nan")
         self.approximate = bool(data.get("approximate"))
+        self.inside = False             # its change lies inside the executions' spread
+
+
+def executions_spread(record_dir):
+    """(max - min) / prediction of the executions vaced run --repeat
+    combined into record_dir, in percent; None without them."""
+    try:
+        with open(os.path.join(record_dir, "estimate.json")) as f:
+            est = json.load(f)
+        lo, hi = est["prediction_interval_s"]
+        return 100 * (hi - lo) / est["prediction_s"]
+    except (OSError, ValueError, KeyError, TypeError, ZeroDivisionError):
+        return None
+
+
+def mark_inside(rows, spread):
+    for r in rows[1:]:
+        r.inside = spread is not None and abs(r.change) < spread
+
+
+def note(r):
+    return ", ".join(w for w, on in (("approximate", r.approximate), ("inside spread", r.inside)) if on)
 
 
 # --- output ----------------------------------------------------------------
 
 def table_rows(keys, rows):
     """The header and the cells, shared by stdout and the CSV."""
-    head = ["point", "target"] + keys + ["prediction_s", "change_pct", "approximate"]
+    head = ["point", "target"] + keys + ["prediction_s", "change_pct", "approximate", "inside_spread"]
     cells = []
     for r in rows:
         vals = [r.settings.get(k) if r.kind != "target" else "" for k in keys]
         cells.append([r.kind, r.target] + [v if v is not None else "" for v in vals] +
-                     [repr(r.prediction), f"{r.change:+.2f}", "yes" if r.approximate else "no"])
+                     [repr(r.prediction), f"{r.change:+.2f}", "yes" if r.approximate else "no",
+                      "yes" if r.inside else "no"])
     return head, cells
 
 
 def format_table(keys, rows):
     head, cells = table_rows(keys, rows)
-    head = head[:-3] + ["prediction (s)", "change (%)", ""]
-    shown = [c[:-3] + [f"{r.prediction:.9f}", c[-2], "approximate" if r.approximate else ""]
-             for c, r in zip(cells, rows)]
+    head = head[:-4] + ["prediction (s)", "change (%)", ""]
+    shown = [c[:-4] + [f"{r.prediction:.9f}", c[-3], note(r)] for c, r in zip(cells, rows)]
     shown = [[v if v != "" or i >= len(head) - 1 else "-" for i, v in enumerate(c)] for c in shown]
     widths = [max(len(str(x[i])) for x in [head] + shown) for i in range(len(head))]
     right = {len(head) - 3, len(head) - 2}
@@ -596,8 +623,12 @@ def main(argv):
             raise FE.Failure(f"--plot needs matplotlib, which neither {sys.executable} nor {SYSTEM_PYTHON} "
                              "can import: apt-get install python3-matplotlib (or pip install matplotlib)")
     rows = sweep.run(jobs, o.get("stats", False))
+    spread = executions_spread(o["dir"])
+    mark_inside(rows, spread)
     keys = [k for k, _ in sweep.vary]
     sys.stdout.write(format_table(keys, rows))
+    if spread is not None:
+        print(f"spread of the record's executions: {spread:.2f} % (changes inside it are marked)")
     for key in keys:
         line = sensitivity(key, keys, rows, sweep.base)
         if line:
