@@ -6,7 +6,6 @@
 #include "record/log_format.h"
 #include "replay/uniform.h"
 
-#define MAX_ORDINAL 64          /* "far past the collective" is one class */
 
 static uint64_t step(uint64_t h, unsigned char token)
 {
@@ -62,7 +61,7 @@ int vaced_segments_read(const struct vaced_log *log, struct vaced_segments *s, c
     struct vaced_log_event e;
     struct vaced_call_seq calls;
     size_t pos = log->body;
-    uint64_t before = VACED_FNV_OFFSET, act = VACED_FNV_OFFSET, since_coll = 0, ordinal = 0;
+    uint64_t before2 = VACED_FNV_OFFSET, before = VACED_FNV_OFFSET, act = VACED_FNV_OFFSET;
     uint64_t pending = 0;
     int fire = 0, have = 0, cold_next = 0, pending_cold = 0, got;
     vaced_call_seq_start(&calls);
@@ -77,12 +76,11 @@ int vaced_segments_read(const struct vaced_log *log, struct vaced_segments *s, c
             case VACED_OP_SEGMENT:
                 /* the class needs the activity after the segment: the
                  * previous segment is complete now */
-                if (have && push(s, pending, (before * 31 + act) * 131 + ordinal, pending_cold))
+                if (have && push(s, pending, (before2 * 31 + before) * 31 + act, pending_cold))
                     goto oom;
+                before2 = before;
                 before = act;
                 act = VACED_FNV_OFFSET;
-                ordinal = since_coll < MAX_ORDINAL ? since_coll : MAX_ORDINAL;
-                since_coll++;
                 pending = e.value;
                 pending_cold = cold_next;
                 have = 1;
@@ -93,14 +91,12 @@ int vaced_segments_read(const struct vaced_log *log, struct vaced_segments *s, c
         if (fire)
             continue;
         act = add_step(act, &e);
-        if (e.op == VACED_OP_COLL_END)
-            since_coll = 0;
     }
     if (got < 0) {
         vaced_segments_free(s);
         return -1;
     }
-    if (have && push(s, pending, (before * 31 + act) * 131 + ordinal, pending_cold))
+    if (have && push(s, pending, (before2 * 31 + before) * 31 + act, pending_cold))
         goto oom;
     s->calls = calls.hash;
     return 0;

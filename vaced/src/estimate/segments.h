@@ -11,9 +11,9 @@
 
 /* A segment's class stands for the program's code it ran, which the
  * record does not name: the program's steps (sends started, receives
- * posted, waits, tests, collectives) in the MPI activity before it and in
- * the one after it, and how many segments it is past the latest
- * collective.  Segments of one loop body's place share a class. */
+ * posted, waits, tests, collectives) in the two MPI activities before it
+ * and in the one after it.  Segments of one loop body's place share a
+ * class. */
 struct vaced_segments {
     uint64_t *ps;               /* lengths, in the record's order */
     uint64_t *cls;
