@@ -1,7 +1,6 @@
 /* The breakdown's sums and the split of a wait's jump (breakdown.h). */
 #include <string.h>
 #include "report/breakdown.h"
-#include "record/record.h"
 #include "job/state_slot.h"
 
 const char *const vaced_term_names[VACED_TERMS] = {
@@ -20,17 +19,11 @@ void vaced_breakdown_reset(void)
 
 void vaced_breakdown_collective_begin(void)
 {
-    if (vaced_rec_enter())
-        vaced_rec_op(VACED_OP_COLL_BEGIN);
-    vaced_rec_leave();
     vaced_breakdown_st->late_at_collective = vaced_breakdown_st->term[VACED_TERM_LATE_SENDER];
 }
 
 void vaced_breakdown_collective_end(void)
 {
-    if (vaced_rec_enter())
-        vaced_rec_op(VACED_OP_COLL_END);
-    vaced_rec_leave();
     struct vaced_breakdown *b = vaced_breakdown_st;
     vaced_time_t late = b->term[VACED_TERM_LATE_SENDER] - b->late_at_collective;
     b->term[VACED_TERM_LATE_SENDER] -= late;

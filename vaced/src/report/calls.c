@@ -186,19 +186,20 @@ static int is_collective(const char *func)
     return seen[i].yes;
 }
 
-void vaced_call_enter(const char *func, void *caller)
+int vaced_model_call_enter(const char *func, void *caller)
 {
     if (calls.depth++ || !vaced_running)
-        return;
+        return 0;
     calls.collective = is_collective(func);
     if (calls.collective)
         vaced_breakdown_collective_begin();
     if (calls.off)
-        return;
+        return calls.collective;
     calls.open = 1;
     calls.started = 0;
     calls.func = func;
     calls.site = program_caller((uintptr_t) caller);
+    return calls.collective;
 }
 
 void vaced_calls_activity(void)
@@ -228,16 +229,18 @@ static void close_call(void)
         trace_call(r);
 }
 
-void vaced_call_exit(void)
+int vaced_model_call_exit(void)
 {
     if (calls.depth == 0 || --calls.depth)
-        return;
-    if (calls.collective && vaced_running)
+        return 0;
+    int collective = calls.collective && vaced_running;
+    if (collective)
         vaced_breakdown_collective_end();   /* before the row takes its terms */
     calls.collective = 0;
     if (calls.open && vaced_running)
         close_call();
     calls.open = 0;
+    return collective;
 }
 
 const char *vaced_call_name(const char *func, char *buf, size_t n)

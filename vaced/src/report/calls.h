@@ -30,6 +30,11 @@ struct vaced_call_row {
 
 /* The clock's first activity of a call starts here (clock.c). */
 void vaced_calls_activity(void);
+/* As vaced.h's vaced_call_enter and vaced_call_exit, which
+ * entry/entry_calls.c calls: 1 when the call began (ended) a blocking
+ * collective, the breakdown's collective_wait, which a record keeps. */
+int vaced_model_call_enter(const char *func, void *caller);
+int vaced_model_call_exit(void);
 
 /* Zeroes this rank's table and finds MPICH's own code (simulation start). */
 void vaced_calls_reset(void);
