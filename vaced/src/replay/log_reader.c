@@ -3,12 +3,14 @@
 #include <fcntl.h>
 #include <stdarg.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "vaced.h"
 #include "replay/log_reader.h"
+#include "replay/log_known.h"
 
 static int fail(const struct vaced_log *log, size_t off, char *err, size_t len, const char *fmt, ...)
 {
@@ -48,6 +50,51 @@ static int get_u(const unsigned char *d, size_t *pos, size_t end, uint64_t *v)
     return -1;
 }
 
+/* A file this small is read into the heap: for the kilobytes of a rank
+ * of a short program, a mapping and its unmapping cost more than the copy
+ * (and a heap block below malloc's mmap threshold is reused). */
+#define SMALL_FILE (128u << 10)
+
+static int read_small(struct vaced_log *log, int fd)
+{
+    unsigned char *buf = malloc(log->size ? log->size : 1);
+    if (!buf)
+        return -1;
+    for (size_t got = 0; got < log->size;) {
+        ssize_t n = pread(fd, buf + got, log->size - got, (off_t)got);
+        if (n <= 0) {
+            if (n == 0)
+                errno = EIO;            /* shorter than fstat said: changed under us */
+            if (n == 0 || errno != EINTR) {
+                free(buf);
+                return -1;
+            }
+            continue;
+        }
+        got += (size_t)n;
+    }
+    log->data = buf;
+    log->heap = 1;
+    return 0;
+}
+
+/* vaced_log_hash (log_format.h) with each 8-byte word loaded whole: the
+ * same value, without its byte-by-byte assembly of the words, which cost
+ * a lu record's load more than the checks of its events. */
+static uint64_t hash_words(uint64_t h, const unsigned char *p, uint64_t n)
+{
+    uint64_t i = 0;
+    for (; i + 8 <= n; i += 8) {
+        uint64_t w;
+        memcpy(&w, p + i, 8);
+#if __BYTE_ORDER__ == __ORDER_BIG_ENDIAN__
+        w = __builtin_bswap64(w);
+#endif
+        h = (h ^ w) * VACED_FNV_PRIME;
+    }
+    return vaced_fnv1a(h, p + i, n - i);
+}
+
 int vaced_log_open(struct vaced_log *log, const char *path, char *err, size_t len)
 {
     memset(log, 0, sizeof *log);
@@ -65,14 +112,23 @@ int vaced_log_open(struct vaced_log *log, const char *path, char *err, size_t le
         close(fd);
         return fail(log, log->size, err, len, "too short for a record's header (truncated?)");
     }
-    /* populated: the hash and the survey read it all at once */
-    void *map = mmap(NULL, log->size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
-    close(fd);
-    if (map == MAP_FAILED) {
-        snprintf(err, len, "%s: %s", path, strerror(errno));
-        return -1;
+    if (log->size <= SMALL_FILE) {
+        if (read_small(log, fd)) {
+            snprintf(err, len, "%s: %s", path, strerror(errno));
+            close(fd);
+            return -1;
+        }
+        close(fd);
+    } else {
+        /* populated: the hash and the survey read it all at once */
+        void *map = mmap(NULL, log->size, PROT_READ, MAP_PRIVATE | MAP_POPULATE, fd, 0);
+        close(fd);
+        if (map == MAP_FAILED) {
+            snprintf(err, len, "%s: %s", path, strerror(errno));
+            return -1;
+        }
+        log->data = map;
     }
-    log->data = map;
     const unsigned char *d = log->data;
     if (memcmp(d, VACED_LOG_MAGIC, 8) != 0)
         return vaced_log_close(log), fail(log, 0, err, len, "not a VACED record (bad magic)");
@@ -106,7 +162,7 @@ int vaced_log_open(struct vaced_log *log, const char *path, char *err, size_t le
         if (d[at] != VACED_OP_TRAILER || get_u(d, &p, log->size - 8, &count) || p != log->size - 8)
             continue;
         uint64_t want = le(d + log->size - 8, 8);
-        if (vaced_log_hash(VACED_FNV_OFFSET, d, at + 1) != want)
+        if (hash_words(VACED_FNV_OFFSET, d, at + 1) != want)
             continue;
         log->body_end = at;
         log->events = count;
@@ -119,7 +175,9 @@ int vaced_log_open(struct vaced_log *log, const char *path, char *err, size_t le
 
 void vaced_log_close(struct vaced_log *log)
 {
-    if (log->data)
+    if (log->data && log->heap)
+        free((void *)log->data);
+    else if (log->data)
         munmap((void *)log->data, log->size);
     log->data = NULL;
 }
@@ -257,7 +315,7 @@ static inline int arg_value(const struct arg_ctx *c, size_t *pos)
     return 0;
 }
 
-static inline int arg_time(const struct arg_ctx *c, size_t *pos)
+static inline __attribute__((always_inline)) int arg_time(const struct arg_ctx *c, size_t *pos)
 {
     size_t at = *pos;
     if (*pos < c->end && c->d[*pos] >= VACED_SRC_SENT_TA && c->d[*pos] <= VACED_SRC_RECV_TA) {
@@ -270,7 +328,7 @@ static inline int arg_time(const struct arg_ctx *c, size_t *pos)
 }
 
 /* 'L' (ids) and 'Q' (id, bytes pairs) */
-static int arg_list(const struct arg_ctx *c, size_t *pos, int pairs)
+static inline int arg_list(const struct arg_ctx *c, size_t *pos, int pairs)
 {
     uint64_t v = 0;
     if (arg_u(c, pos, *pos, &v))
@@ -288,7 +346,8 @@ static int arg_list(const struct arg_ctx *c, size_t *pos, int pairs)
 }
 
 /* 'S' (with the coldness's bits if recorded) and 'C' (with the cold flag) */
-static inline int arg_measure(const struct arg_ctx *c, size_t *pos, int close)
+static inline __attribute__((always_inline)) int arg_measure(const struct arg_ctx *c, size_t *pos,
+                                                             int close)
 {
     size_t at = *pos;
     uint64_t v = 0;
@@ -348,7 +407,8 @@ int vaced_log_next(const struct vaced_log *log, size_t *pos, struct vaced_log_ev
             bad = arg_peer(&c, p) || arg_kind(&c, p) || arg_bytes(&c, p);
             break;
         case VACED_OP_PKT_RECV:
-            bad = arg_peer(&c, p) || arg_kind(&c, p) || arg_bytes(&c, p) || arg_flag(&c, p, &e->flag);
+            bad = arg_peer(&c, p) || arg_kind(&c, p) || arg_bytes(&c, p) ||
+                  arg_flag(&c, p, &e->flag);
             break;
         case VACED_OP_HANDLE_BEGIN: case VACED_OP_WAIT_COMPLETE: case VACED_OP_PROBE_FOUND:
             bad = arg_time(&c, p);
@@ -398,129 +458,7 @@ int vaced_log_next(const struct vaced_log *log, size_t *pos, struct vaced_log_ev
     return 1;
 }
 
-/* --- Events already checked --------------------------------------------- */
-
-/* LEB128 that vaced_log_next accepted: ends before body_end, fits 64 bits. */
-static inline uint64_t known_u(const unsigned char *d, size_t *pos)
-{
-    uint64_t b = d[(*pos)++];
-    if (b < 0x80)
-        return b;
-    uint64_t x = b & 0x7f;
-    for (int shift = 7;; shift += 7) {
-        b = d[(*pos)++];
-        x |= (b & 0x7f) << shift;
-        if (b < 0x80)
-            return x;
-    }
-}
-
-static inline void known_time(const unsigned char *d, size_t *pos, struct vaced_log_time *t)
-{
-    t->src = (int)known_u(d, pos);
-    if (t->src == VACED_SRC_RAW) {
-        uint64_t v = known_u(d, pos);
-        t->t = (int64_t)(v >> 1) ^ -(int64_t)(v & 1);
-    } else if (t->src == VACED_SRC_DONE || t->src == VACED_SRC_ARRIVAL) {
-        t->msg = (uint32_t)known_u(d, pos);
-        if (t->src == VACED_SRC_DONE)
-            t->bytes = known_u(d, pos);
-    }
-}
-
-static inline void known_list(const unsigned char *d, size_t *pos, struct vaced_log_event *e,
-                              int pairs)
-{
-    e->value = known_u(d, pos);
-    e->bits = *pos;
-    for (uint64_t i = 0; i < e->value << pairs; i++)
-        known_u(d, pos);
-}
-
 int vaced_log_next_known(const struct vaced_log *log, size_t *pos, struct vaced_log_event *e)
 {
-    const unsigned char *d = log->data;
-    uint64_t v;
-    e->op = e->peer = e->kind = e->flag = e->flag2 = 0;
-    e->bytes = e->value = e->bits = 0;
-    e->msg = e->from = 0;
-    e->time = (struct vaced_log_time){ 0 };
-    e->offset = *pos;
-    if (*pos >= log->body_end)
-        return 0;
-    e->op = d[(*pos)++];
-    switch (e->op) {
-        case VACED_OP_SLEEP: case VACED_OP_FIRE_BEGIN: case VACED_OP_UNMODELLED:
-            e->value = known_u(d, pos);
-            break;
-        case VACED_OP_PKT_SENT: case VACED_OP_PKT_RECV:
-            v = known_u(d, pos);
-            e->peer = (int)((int64_t)(v >> 1) ^ -(int64_t)(v & 1));
-            e->kind = (int)known_u(d, pos);
-            e->bytes = known_u(d, pos);
-            if (e->op == VACED_OP_PKT_RECV)
-                e->flag = (int)known_u(d, pos);
-            break;
-        case VACED_OP_HANDLE_BEGIN: case VACED_OP_WAIT_COMPLETE: case VACED_OP_PROBE_FOUND:
-            known_time(d, pos, &e->time);
-            break;
-        case VACED_OP_COMPLETE_BY:
-            e->msg = (uint32_t)known_u(d, pos);
-            known_time(d, pos, &e->time);
-            break;
-        case VACED_OP_ARRIVED:
-            e->msg = (uint32_t)known_u(d, pos);
-            e->kind = (int)known_u(d, pos);
-            known_time(d, pos, &e->time);
-            e->bytes = known_u(d, pos);
-            break;
-        case VACED_OP_POSTED:
-            e->msg = (uint32_t)known_u(d, pos);
-            e->flag = (int)known_u(d, pos);
-            break;
-        case VACED_OP_FOUND:
-            e->msg = (uint32_t)known_u(d, pos);
-            e->from = (uint32_t)known_u(d, pos);
-            e->kind = (int)known_u(d, pos);
-            e->flag = (int)known_u(d, pos);
-            e->bytes = known_u(d, pos);
-            e->flag2 = (int)known_u(d, pos);
-            break;
-        case VACED_OP_COMPLETE_NOW:
-            e->msg = (uint32_t)known_u(d, pos);
-            e->bytes = known_u(d, pos);
-            e->flag2 = (int)known_u(d, pos);
-            break;
-        case VACED_OP_REPORT: case VACED_OP_DONE:
-            e->msg = (uint32_t)known_u(d, pos);
-            e->bytes = known_u(d, pos);
-            break;
-        case VACED_OP_PARKS:
-            known_time(d, pos, &e->time);
-            e->flag = (int)known_u(d, pos);
-            e->flag2 = (int)known_u(d, pos);
-            break;
-        case VACED_OP_DEFER:
-            v = known_u(d, pos);
-            e->peer = (int)((int64_t)(v >> 1) ^ -(int64_t)(v & 1));
-            known_time(d, pos, &e->time);
-            break;
-        case VACED_OP_SEGMENT:
-            e->value = known_u(d, pos);
-            if (log->flags & VACED_LOG_COLDNESS)
-                e->bits = known_u(d, pos);
-            break;
-        case VACED_OP_CLOSE:
-            e->value = known_u(d, pos);
-            if (log->flags & VACED_LOG_OVERSUBSCRIBED)
-                e->bits = known_u(d, pos);
-            break;
-        case VACED_OP_PICK: case VACED_OP_FIRST:
-            e->from = (uint32_t)known_u(d, pos);
-            known_list(d, pos, e, e->op == VACED_OP_FIRST);
-            break;
-        default:                /* no arguments */
-            break;
-    }
-    return 1;
+    return vaced_log_known_inline(log, pos, e);
 }

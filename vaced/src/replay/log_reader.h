@@ -12,8 +12,9 @@
 
 struct vaced_log {
     char path[VACED_LOG_PATH_MAX];
-    const unsigned char *data;  /* the whole file, mapped */
+    const unsigned char *data;  /* the whole file, mapped, or read if small (heap) */
     size_t size;
+    int heap;
     uint32_t version, rank, ranks, flags;
     uint64_t eager_threshold;
     uint64_t target_hash;       /* FNV-1a 64 of the recorded target's text */

@@ -65,7 +65,11 @@ void vaced_ranks_stop(void)
 
 static void make_runnable(int i)
 {
-    vaced_ranks_tab.ranks[i].blocked_on = -1;
+    struct rank_run *r = &vaced_ranks_tab.ranks[i];
+    /* its next events, read long before by the load: in cache when it runs */
+    __builtin_prefetch(r->log.data + r->pos);
+    __builtin_prefetch(r->log.data + r->pos + 64);
+    r->blocked_on = -1;
     rk.runq[(rk.runq_head + rk.runq_count++) % vaced_ranks_tab.size] = i;
 }
 

@@ -21,6 +21,7 @@
 #include "report/report.h"
 #include "replay/late_reads.h"
 #include "replay/log_reader.h"
+#include "replay/log_known.h"
 #include "replay/protocol.h"
 #include "replay/ranks.h"
 #include "replay/replay.h"
@@ -48,7 +49,7 @@ static int stamped(int kind)
 }
 
 /* Event e reads a stamped packet its sender has not sent yet. */
-static int needs_packet(struct rank_run *r, const struct vaced_log_event *e)
+static inline int needs_packet(struct rank_run *r, const struct vaced_log_event *e)
 {
     return e->op == VACED_OP_PKT_RECV && e->flag && e->peer >= 0 &&
            !vaced_stamp_ready(r, e->peer) && !vaced_eager_skips(r, e);
@@ -401,7 +402,7 @@ static int run_rank(struct rank_run *r)
     vaced_rank_state_bind(r->state);
     while (!r->done && !vaced_replay_failed()) {
         size_t at = r->pos;
-        if (!vaced_log_next_known(&r->log, &r->pos, &e))
+        if (!vaced_log_known_inline(&r->log, &r->pos, &e))
             return vaced_replay_fail("%s: offset %zu: the record ends before MPI_Finalize", r->log.path, r->pos);
         r->cursor = &r->pos;
         if (r->cv) {
