@@ -38,7 +38,7 @@ for W in $SETS; do
       for t in $(seq "$TRIES"); do
         d=$WORK/$P.$t
         rm -rf "$d" "$d.w"
-        VACED_TARGET=paper-1024 VACED_QUIET=1 VACED_RECORD=$d VACED_JSON=$d.live.json \
+        VACED_TARGET=paper-1024 VACED_QUIET=1 VACED_RECORD=$d VACED_RECORD_SITES=1 VACED_JSON=$d.live.json \
             "$ROOT/install/vaced/bin/mpiexec" -n "$P" "$WORK/weakscale" -w "$W" -l "$L" -n "$ITERS" >/dev/null
         "$COMBINE" --wake-up "$d.w" "$d" > "$d.combine"
         "$REPLAY" "$d.w" --target paper-1024 --quiet --json "$d.w.json" >/dev/null

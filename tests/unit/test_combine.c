@@ -14,74 +14,27 @@
 #include <unistd.h>
 
 #include "check.h"
+#include "vlog_writer.h"
 #include "estimate/combine.h"
 #include "record/log_format.h"
 #include "replay/log_reader.h"
-
-static size_t put_u(unsigned char *d, uint64_t v)
-{
-    size_t n = 0;
-    do {
-        d[n] = v & 0x7f;
-        v >>= 7;
-        d[n++] |= v ? 0x80 : 0;
-    } while (v);
-    return n;
-}
-
-static void put_le(unsigned char *d, uint64_t v, int n)
-{
-    for (int i = 0; i < n; i++)
-        d[i] = (unsigned char)(v >> (8 * i));
-}
 
 /* Rank `rank` of `ranks`: segments ps[0..n-1], each followed by one
  * activity; `sends` of them start an eager send (the rank's calls). */
 static void write_record(const char *dir, int rank, int ranks, const uint64_t *ps, int n, int sends)
 {
-    unsigned char buf[4096];
-    const char *target = "t.topo";
-    size_t at = VACED_LOG_FIXED_HEADER + strlen(target), events = 0;
-    memset(buf, 0, sizeof buf);
-    memcpy(buf, VACED_LOG_MAGIC, 8);
-    put_le(buf + 8, VACED_LOG_VERSION, 4);
-    put_le(buf + 12, (uint64_t)rank, 4);
-    put_le(buf + 16, (uint64_t)ranks, 4);
-    put_le(buf + 24, 65536, 8);
-    put_le(buf + 32, 0x1234, 8);
-    put_le(buf + 40, strlen(target), 2);
-    memcpy(buf + VACED_LOG_FIXED_HEADER, target, strlen(target));
+    static struct vlog w;
+    vlog_start(&w, rank, ranks, 0);
     for (int k = 0; k < n; k++) {
-        buf[at++] = VACED_OP_BEGIN;
-        buf[at++] = VACED_OP_SEGMENT;
-        at += put_u(buf + at, ps[k]);
-        events += 2;
-        if (k < sends) {
-            buf[at++] = VACED_OP_PKT_SENT;
-            at += put_u(buf + at, 2 * (uint64_t)(1 - rank));        /* zigzag: peer */
-            at += put_u(buf + at, VACED_PKT_EAGER);
-            at += put_u(buf + at, 8);
-            events++;
-        }
-        buf[at++] = VACED_OP_END_ACT;
-        events++;
+        VLOG(&w, VACED_OP_BEGIN);
+        VLOG(&w, VACED_OP_SEGMENT, ps[k]);
+        if (k < sends)      /* peer (zigzag), kind, bytes */
+            VLOG(&w, VACED_OP_PKT_SENT, 2 * (uint64_t)(1 - rank), VACED_PKT_EAGER, 8);
+        VLOG(&w, VACED_OP_END_ACT);
     }
-    buf[at++] = VACED_OP_SIM_END;
-    buf[at++] = VACED_OP_SEGMENT;
-    at += put_u(buf + at, 5);
-    events += 2;
-    buf[at++] = VACED_OP_TRAILER;
-    uint64_t h = vaced_log_hash(VACED_FNV_OFFSET, buf, at);
-    at += put_u(buf + at, events);
-    put_le(buf + at, h, 8);
-    at += 8;
-    char path[512];
-    mkdir(dir, 0777);
-    snprintf(path, sizeof path, "%s/rank-%06d.vlog", dir, rank);
-    FILE *f = fopen(path, "wb");
-    CHECK(f && fwrite(buf, 1, at, f) == at);
-    if (f)
-        fclose(f);
+    VLOG(&w, VACED_OP_SIM_END);
+    VLOG(&w, VACED_OP_SEGMENT, 5);
+    CHECK(vlog_finish(&w, dir, rank) == 0);
 }
 
 /* The segments of a record's rank file, into ps (n of them). */

@@ -40,7 +40,7 @@ static const char *const op_name[VACED_OP_LAST + 1] = {
     [VACED_OP_POSTED] = "posted", [VACED_OP_FOUND] = "found",
     [VACED_OP_COMPLETE_NOW] = "complete_now", [VACED_OP_REPORT] = "report",
     [VACED_OP_PARKS] = "parks", [VACED_OP_DEFER] = "defer", [VACED_OP_FIRE_BEGIN] = "fire_begin",
-    [VACED_OP_FIRE_END] = "fire_end", [VACED_OP_POLL] = "poll",
+    [VACED_OP_FIRE_END] = "fire_end", [VACED_OP_POLL] = "poll", [VACED_OP_SITE] = "site",
     [VACED_OP_TEST_FAILED] = "test_failed", [VACED_OP_WAIT_BEGIN] = "wait_begin",
     [VACED_OP_WAIT_COMPLETE] = "wait_complete", [VACED_OP_WAIT_END] = "wait_end",
     [VACED_OP_PROBE_FOUND] = "probe_found", [VACED_OP_UNMODELLED] = "unmodelled",

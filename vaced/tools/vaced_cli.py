@@ -712,9 +712,9 @@ def cmd_run(argv):
             run_env = dict(env, VACED_JSON=lib_json)
             if trace_dir and i == 0:
                 run_env["VACED_TRACE"] = trace_dir
-            if estimate:
+            if estimate:                # with the call sites the classes of segments need
                 executions.append((os.path.join(tmpdir, f"execution-{i}"), lib_json))
-                run_env["VACED_RECORD"] = executions[-1][0]
+                run_env.update(VACED_RECORD=executions[-1][0], VACED_RECORD_SITES="1")
             elif record_dir:
                 run_env["VACED_RECORD"] = record_dir
             if repeat > 1:

@@ -18,6 +18,7 @@ enum vaced_env {
     VACED_ENV_HOST_CLOCKS,      /* the program's clocks stay the host's */
     VACED_ENV_RECORD,           /* the directory of the record */
     VACED_ENV_COMPUTE_FROM,     /* a record whose compute segments a live run takes */
+    VACED_ENV_RECORD_SITES,     /* 1: the record names each MPI call's call site */
     VACED_ENV_LOCAL_RANKS,      /* Hydra's: ranks started on this host */
     VACED_ENVS
 };

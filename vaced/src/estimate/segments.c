@@ -33,6 +33,14 @@ static uint64_t add_step(uint64_t h, const struct vaced_log_event *e)
     }
 }
 
+/* The sites of the calls before and after the segment when the record
+ * names them (VACED_OP_SITE), and the steps around it. */
+static uint64_t class_of(uint64_t before2, uint64_t before, uint64_t after, uint64_t site_before,
+                         uint64_t site_after)
+{
+    return (((before2 * 31 + before) * 31 + after) * 31 + site_before) * 1000003 + site_after;
+}
+
 static int push(struct vaced_segments *s, uint64_t ps, uint64_t cls, int cold)
 {
     if (s->n == s->cap) {
@@ -62,6 +70,7 @@ int vaced_segments_read(const struct vaced_log *log, struct vaced_segments *s, c
     struct vaced_call_seq calls;
     size_t pos = log->body;
     uint64_t before2 = VACED_FNV_OFFSET, before = VACED_FNV_OFFSET, act = VACED_FNV_OFFSET;
+    uint64_t site = 0, site_before = 0, site_after = 0;
     uint64_t pending = 0;
     int fire = 0, have = 0, cold_next = 0, pending_cold = 0, got;
     vaced_call_seq_start(&calls);
@@ -70,14 +79,20 @@ int vaced_segments_read(const struct vaced_log *log, struct vaced_segments *s, c
         switch (e.op) {
             case VACED_OP_FIRE_BEGIN: fire++; continue;
             case VACED_OP_FIRE_END: fire -= fire > 0; continue;
+            case VACED_OP_SITE:
+                site = e.value;
+                continue;
             case VACED_OP_CLOSE:
                 cold_next = (log->flags & VACED_LOG_OVERSUBSCRIBED) && e.bits;
                 continue;
             case VACED_OP_SEGMENT:
                 /* the class needs the activity after the segment: the
                  * previous segment is complete now */
-                if (have && push(s, pending, (before2 * 31 + before) * 31 + act, pending_cold))
+                if (have && push(s, pending, class_of(before2, before, act, site_before, site_after),
+                                 pending_cold))
                     goto oom;
+                site_before = site_after;
+                site_after = site;  /* the call this activity belongs to */
                 before2 = before;
                 before = act;
                 act = VACED_FNV_OFFSET;
@@ -96,7 +111,7 @@ int vaced_segments_read(const struct vaced_log *log, struct vaced_segments *s, c
         vaced_segments_free(s);
         return -1;
     }
-    if (have && push(s, pending, (before2 * 31 + before) * 31 + act, pending_cold))
+    if (have && push(s, pending, class_of(before2, before, act, site_before, site_after), pending_cold))
         goto oom;
     s->calls = calls.hash;
     return 0;

@@ -9,11 +9,12 @@
 #include <stdint.h>
 #include "replay/log_reader.h"
 
-/* A segment's class stands for the program's code it ran, which the
- * record does not name: the program's steps (sends started, receives
- * posted, waits, tests, collectives) in the two MPI activities before it
- * and in the one after it.  Segments of one loop body's place share a
- * class. */
+/* A segment's class stands for the program's code it ran: the call
+ * sites of the MPI calls before and after it where the record names them
+ * (VACED_RECORD_SITES=1), and the program's steps (sends started,
+ * receives posted, waits, tests, collectives) in the two MPI activities
+ * before it and in the one after it.  Segments of one loop body's place
+ * share a class. */
 struct vaced_segments {
     uint64_t *ps;               /* lengths, in the record's order */
     uint64_t *cls;

@@ -21,26 +21,6 @@ static int by_class(const void *a, const void *b)
     return x->ps < y->ps ? -1 : x->ps > y->ps;
 }
 
-static int by_value(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* The median absolute deviation of sorted v[0..n-1] from m. */
-static uint64_t mad(const struct item *v, size_t n, uint64_t m)
-{
-    uint64_t *dev = malloc(n * sizeof *dev);
-    if (!dev)
-        return UINT64_MAX;      /* untrusted: left uncorrected */
-    for (size_t i = 0; i < n; i++)
-        dev[i] = v[i].ps > m ? v[i].ps - m : m - v[i].ps;
-    qsort(dev, n, sizeof *dev, by_value);
-    uint64_t d = dev[n / 2];
-    free(dev);
-    return d;
-}
-
 static void correct_class(struct vaced_segments *s, const struct item *it, size_t warm, size_t cold,
                           struct vaced_wakeup *w)
 {
@@ -53,8 +33,10 @@ static void correct_class(struct vaced_segments *s, const struct item *it, size_
         w->uncorrected_ps += sum;
         return;
     }
-    uint64_t mw = it[warm / 2].ps, spread = mad(it, warm, mw);
-    if (spread > mw / 4 && spread > SPREAD_FLOOR_PS) {
+    /* the warm instances' inter-decile range: two places of the code in
+     * one class (a long segment and a short one) make it wide */
+    uint64_t mw = it[warm / 2].ps, spread = it[warm - 1 - warm / 10].ps - it[warm / 10].ps;
+    if (spread > mw / 2 && spread > SPREAD_FLOOR_PS) {
         w->uncorrected_ps += sum;
         return;
     }

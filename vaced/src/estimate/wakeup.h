@@ -6,8 +6,9 @@
  * Within one class of segments (segments.h), the cold instances' median
  * over the warm ones' is that penalty; each cold segment gives it back,
  * never below the warm median.  A class is corrected only when it has
- * warm instances enough to trust and they agree (their spread is small
- * against their median: one place in the code, not several). */
+ * warm instances enough to trust and they agree (the range of their
+ * middle 80 % within half their median or 1 us: one place in the code,
+ * not several). */
 #ifndef VACED_ESTIMATE_WAKEUP_H
 #define VACED_ESTIMATE_WAKEUP_H
 

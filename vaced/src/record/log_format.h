@@ -82,7 +82,10 @@ enum vaced_log_op {
                                  * it starts cold */
     VACED_OP_COLL_BEGIN,        /* a blocking collective call began (the breakdown's */
     VACED_OP_COLL_END,          /* collective_wait), ended */
-    VACED_OP_LAST = VACED_OP_COLL_END,
+    VACED_OP_SITE,              /* an MPI call from another call site than the rank's
+                                 * previous one (VACED_RECORD_SITES=1): the site's id,
+                                 * its order of first appearance on the rank (1, 2, ...) */
+    VACED_OP_LAST = VACED_OP_SITE,
     VACED_OP_TRAILER = 0x7f     /* event count, then 8 bytes: vaced_log_hash */
 };
 

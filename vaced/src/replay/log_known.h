@@ -62,7 +62,7 @@ vaced_log_known_inline(const struct vaced_log *log, size_t *pos, struct vaced_lo
     __builtin_prefetch(d + *pos + 128);
     e->op = d[(*pos)++];
     switch (e->op) {
-        case VACED_OP_SLEEP: case VACED_OP_FIRE_BEGIN: case VACED_OP_UNMODELLED:
+        case VACED_OP_SLEEP: case VACED_OP_FIRE_BEGIN: case VACED_OP_UNMODELLED: case VACED_OP_SITE:
             e->value = vaced_known_u(d, pos);
             break;
         case VACED_OP_PKT_SENT: case VACED_OP_PKT_RECV:

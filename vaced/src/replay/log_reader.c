@@ -400,7 +400,7 @@ int vaced_log_next(const struct vaced_log *log, size_t *pos, struct vaced_log_ev
     size_t *p = pos;
     int bad = 0;
     switch (e->op) {
-        case VACED_OP_SLEEP: case VACED_OP_FIRE_BEGIN: case VACED_OP_UNMODELLED:
+        case VACED_OP_SLEEP: case VACED_OP_FIRE_BEGIN: case VACED_OP_UNMODELLED: case VACED_OP_SITE:
             bad = arg_value(&c, p);
             break;
         case VACED_OP_PKT_SENT:

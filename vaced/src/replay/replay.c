@@ -359,6 +359,7 @@ static int execute(struct rank_run *r, const struct vaced_log_event *e)
         case VACED_OP_TEST_FAILED: vaced_test_failed(); break;
         case VACED_OP_COLL_BEGIN: vaced_breakdown_collective_begin(); break;
         case VACED_OP_COLL_END: vaced_breakdown_collective_end(); break;
+        case VACED_OP_SITE: break;      /* names the program's code, for the estimates */
         case VACED_OP_WAIT_BEGIN: vaced_wait_begin(); break;
         case VACED_OP_WAIT_COMPLETE: vaced_wait_complete(eval(r, e)); break;
         case VACED_OP_WAIT_END: vaced_wait_end(); break;

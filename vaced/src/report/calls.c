@@ -202,6 +202,11 @@ int vaced_model_call_enter(const char *func, void *caller)
     return calls.collective;
 }
 
+uintptr_t vaced_calls_site(void)
+{
+    return calls.open ? calls.site : 0;
+}
+
 void vaced_calls_activity(void)
 {
     if (calls.open && !calls.started) {

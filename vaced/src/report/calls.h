@@ -28,6 +28,10 @@ struct vaced_call_row {
     struct vaced_breakdown sum; /* what the calls accrued, by term */
 };
 
+/* The program's call site of the MPI call running now (its return
+ * address, as the tables name it); 0 when none is, or without tables. */
+uintptr_t vaced_calls_site(void);
+
 /* The clock's first activity of a call starts here (clock.c). */
 void vaced_calls_activity(void);
 /* As vaced.h's vaced_call_enter and vaced_call_exit, which
