@@ -379,8 +379,9 @@ uint64_t vaced_log_list_bytes(const struct vaced_log *log, size_t *at)
     return v;
 }
 
-int vaced_log_next(const struct vaced_log *log, size_t *pos, struct vaced_log_event *e,
-                   char *err, size_t len)
+static inline __attribute__((always_inline)) int
+next_checked(const struct vaced_log *log, size_t *pos, struct vaced_log_event *e, char *err,
+             size_t len)
 {
     const unsigned char *d = log->data;
     size_t end = log->body_end;
@@ -456,6 +457,21 @@ int vaced_log_next(const struct vaced_log *log, size_t *pos, struct vaced_log_ev
     if (bad)
         return -1;
     return 1;
+}
+
+int vaced_log_next(const struct vaced_log *log, size_t *pos, struct vaced_log_event *e,
+                   char *err, size_t len)
+{
+    return next_checked(log, pos, e, err, len);
+}
+
+size_t vaced_log_next_events(const struct vaced_log *log, size_t *pos, struct vaced_log_event *e,
+                             size_t n, int *got, char *err, size_t len)
+{
+    size_t k = 0;
+    while (k < n && (*got = next_checked(log, pos, &e[k], err, len)) == 1)
+        k++;
+    return k;
 }
 
 int vaced_log_next_known(const struct vaced_log *log, size_t *pos, struct vaced_log_event *e)
