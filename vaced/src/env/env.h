@@ -19,6 +19,7 @@ enum vaced_env {
     VACED_ENV_RECORD,           /* the directory of the record */
     VACED_ENV_COMPUTE_FROM,     /* a record whose compute segments a live run takes */
     VACED_ENV_LOCAL_RANKS,      /* Hydra's: ranks started on this host */
+    VACED_ENV_TRANSPORT,        /* same-host links: unix (default) or tcp */
     VACED_ENVS
 };
 
