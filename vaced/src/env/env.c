@@ -18,6 +18,7 @@ static const char *const names[VACED_ENVS] = {
     [VACED_ENV_COMPUTE_FROM] = "VACED_COMPUTE_FROM",
     [VACED_ENV_RECORD_SITES] = "VACED_RECORD_SITES",
     [VACED_ENV_LOCAL_RANKS] = "MPI_LOCALNRANKS",
+    [VACED_ENV_TRANSPORT] = "VACED_TRANSPORT",
 };
 
 /* Read each time, not cached: a test sets a variable between two starts. */

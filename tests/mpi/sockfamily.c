@@ -1,0 +1,66 @@
+/* How each rank is connected to the others: after one message with every
+ * other rank, a rank counts the connected stream sockets it has made
+ * since before MPI_Init (the launcher's are older), by family (Unix or
+ * IP), leaving out listeners.  Rank 0 prints the least and the most over
+ * ranks:
+ *   sockfamily ranks=P unix_min=A unix_max=B inet_min=C inet_max=D
+ * With patch 0013 a rank reaches the ranks of its host by Unix sockets and
+ * the others by TCP, so on one host unix=P-1 and inet=0. */
+#include <dirent.h>
+#include <mpi.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <sys/socket.h>
+
+static void count(int *unix_n, int *inet_n)
+{
+    DIR *d = opendir("/proc/self/fd");
+    struct dirent *e;
+
+    *unix_n = *inet_n = 0;
+    if (!d)
+        return;
+    while ((e = readdir(d)) != NULL) {
+        int fd = atoi(e->d_name), domain, type, listening;
+        socklen_t len = sizeof(int);
+        if (e->d_name[0] == '.' || fd == dirfd(d))
+            continue;
+        if (getsockopt(fd, SOL_SOCKET, SO_DOMAIN, &domain, &len) != 0)
+            continue;   /* not a socket */
+        len = sizeof(int);
+        getsockopt(fd, SOL_SOCKET, SO_TYPE, &type, &len);
+        len = sizeof(int);
+        getsockopt(fd, SOL_SOCKET, SO_ACCEPTCONN, &listening, &len);
+        if (type != SOCK_STREAM || listening)
+            continue;
+        if (domain == AF_UNIX)
+            (*unix_n)++;
+        else if (domain == AF_INET || domain == AF_INET6)
+            (*inet_n)++;
+    }
+    closedir(d);
+}
+
+int main(int argc, char **argv)
+{
+    int rank, size, before[2], mine[2], lo[2], hi[2], k, out = 1, in;
+
+    count(&before[0], &before[1]);
+    MPI_Init(&argc, &argv);
+    MPI_Comm_rank(MPI_COMM_WORLD, &rank);
+    MPI_Comm_size(MPI_COMM_WORLD, &size);
+    for (k = 1; k < size; k++)  /* one message with each other rank */
+        MPI_Sendrecv(&out, 1, MPI_INT, (rank + k) % size, 0, &in, 1, MPI_INT,
+                     (rank - k + size) % size, 0, MPI_COMM_WORLD, MPI_STATUS_IGNORE);
+    MPI_Barrier(MPI_COMM_WORLD);
+    count(&mine[0], &mine[1]);
+    mine[0] -= before[0];
+    mine[1] -= before[1];
+    MPI_Reduce(mine, lo, 2, MPI_INT, MPI_MIN, 0, MPI_COMM_WORLD);
+    MPI_Reduce(mine, hi, 2, MPI_INT, MPI_MAX, 0, MPI_COMM_WORLD);
+    if (rank == 0)
+        printf("sockfamily ranks=%d unix_min=%d unix_max=%d inet_min=%d inet_max=%d\n", size, lo[0],
+               hi[0], lo[1], hi[1]);
+    MPI_Finalize();
+    return 0;
+}
