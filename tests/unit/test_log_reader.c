@@ -64,7 +64,9 @@ static int same(const struct vaced_log_event *a, const struct vaced_log_event *b
            a->time.bytes == b->time.bytes;
 }
 
-/* Every opcode once, with large and edge values; `flags` as the header's. */
+/* Every opcode once (decodes_every_op counts them: an opcode added to
+ * log_format.h must be added here), with large and edge values; `flags`
+ * as the header's. */
 static void every_op(struct buf *b, uint32_t flags)
 {
     b->n = 0;
@@ -107,6 +109,7 @@ static void every_op(struct buf *b, uint32_t flags)
         put_u(b, 1);
     put_op(b, VACED_OP_COLL_BEGIN);
     put_op(b, VACED_OP_COLL_END);
+    put_op(b, VACED_OP_SITE); put_u(b, 300);
     put_op(b, VACED_OP_SIM_END);
 }
 
@@ -158,6 +161,7 @@ static void decodes_every_op(uint32_t flags)
     s = &seen[VACED_OP_DEFER];
     CHECK(s->peer == 2 && s->time.src == VACED_SRC_RAW && s->time.t == (int64_t)MAX_PS);
     CHECK_EQ_U64(seen[VACED_OP_UNMODELLED].value, UINT64_MAX);
+    CHECK_EQ_U64(seen[VACED_OP_SITE].value, 300);
     CHECK(seen[VACED_OP_WAIT_COMPLETE].time.src == VACED_SRC_NOW);
     /* the lists: their length in value, their first item's offset in bits */
     s = &seen[VACED_OP_PICK];
@@ -200,8 +204,10 @@ static void refusals(void)
     /* each case: one good event (POLL, offset 0), then the bad one at 1 */
     b.n = 0; put_op(&b, VACED_OP_POLL); put_op(&b, 0);
     REFUSED(1, "unknown event 0");
+    char why[64];
+    snprintf(why, sizeof why, "unknown event %d", VACED_OP_LAST + 1);
     b.n = 0; put_op(&b, VACED_OP_POLL); put_op(&b, VACED_OP_LAST + 1);
-    REFUSED(1, "unknown event 35");
+    REFUSED(1, why);
     b.n = 0; put_op(&b, VACED_OP_POLL); put_op(&b, VACED_OP_PKT_SENT); put_s(&b, RANKS);
     put_u(&b, 0); put_u(&b, 0);
     REFUSED(2, "peer 4 is not a rank of the job");
