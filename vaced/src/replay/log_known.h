@@ -58,8 +58,9 @@ vaced_log_known_inline(const struct vaced_log *log, size_t *pos, struct vaced_lo
     if (*pos >= log->body_end)
         return 0;
     /* the lines after this one, before they are needed: the replay reads
-     * 64 ranks' files in turns, which the hardware's prefetching misses */
-    __builtin_prefetch(d + *pos + 128);
+     * 64 ranks' files in turns, which the hardware's prefetching misses
+     * (an integer address: it may lie past the file's end) */
+    __builtin_prefetch((const void *)((uintptr_t)d + *pos + 128));
     e->op = d[(*pos)++];
     switch (e->op) {
         case VACED_OP_SLEEP: case VACED_OP_FIRE_BEGIN: case VACED_OP_UNMODELLED: case VACED_OP_SITE:

@@ -1,5 +1,6 @@
 /* The replay's ranks and their per-message state (ranks.h). */
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <string.h>
 #include "replay/ranks.h"
@@ -66,9 +67,11 @@ void vaced_ranks_stop(void)
 static void make_runnable(int i)
 {
     struct rank_run *r = &vaced_ranks_tab.ranks[i];
-    /* its next events, read long before by the load: in cache when it runs */
-    __builtin_prefetch(r->log.data + r->pos);
-    __builtin_prefetch(r->log.data + r->pos + 64);
+    /* its next events, read long before by the load: in cache when it runs
+     * (addresses as integers: the second may lie past the file's end) */
+    uintptr_t at = (uintptr_t)r->log.data + r->pos;
+    __builtin_prefetch((const void *)at);
+    __builtin_prefetch((const void *)(at + 64));
     r->blocked_on = -1;
     rk.runq[(rk.runq_head + rk.runq_count++) % vaced_ranks_tab.size] = i;
 }
