@@ -36,6 +36,7 @@ usage: vaced run -n P --target T [options] -- PROGRAM [ARGS...]
        vaced calibrate --name NAME --output FILE [options]
        vaced replay DIR --target T [--json FILE] [--quiet] [--uniform-compute]
        vaced sweep DIR --target T --vary KEY=V1,V2,... [--targets T1,T2,...] [options]
+       vaced combine [--wake-up] OUT_DIR RECORD_DIR [RECORD_DIR...]
        vaced export-simgrid T -n P [-o DIR]
        vaced otf2 TRACE_DIR OUT_DIR
        vaced report DIR --json FILE [--trace TRACE_DIR]
@@ -55,6 +56,9 @@ VACED's patched MPICH on this host (docs/usage.md).
   replay         re-time an execution recorded with run --record DIR on
                  another target, without running the program again
                  (docs/replay.md)
+  combine        several recorded executions as one record, each segment
+                 their median; --wake-up first takes the wake-up penalty
+                 out (vaced-combine; docs/replay.md#repeated-executions)
   sweep          replay such a record on variants of a target (keys varied
                  over values, other targets) and tabulate the predictions
                  and each key's effect (vaced/tools/vaced_sweep.py)
@@ -908,6 +912,7 @@ COMMANDS = {
     "check-target": cmd_check_target,
     "calibrate": cmd_calibrate,
     "replay": cmd_replay,
+    "combine": lambda argv: os.execv(c_tool("vaced-combine"), ["vaced-combine"] + list(argv)),
     "sweep": lambda argv: cmd_module("sweep", "vaced_sweep", argv),
     "export-simgrid": lambda argv: cmd_module("export-simgrid", "vaced_export_simgrid", argv),
     "otf2": lambda argv: cmd_module("otf2", "vaced_otf2", argv),
