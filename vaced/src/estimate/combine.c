@@ -39,17 +39,6 @@ static uint64_t median(uint64_t *v, int m)
     return m % 2 ? v[m / 2] : v[m / 2 - 1] / 2 + v[m / 2] / 2 + (v[m / 2 - 1] % 2 + v[m / 2] % 2) / 2;
 }
 
-static size_t put_u(unsigned char *d, uint64_t v)
-{
-    size_t n = 0;
-    do {
-        unsigned char b = v & 0x7f;
-        v >>= 7;
-        d[n++] = b | (v ? 0x80 : 0);
-    } while (v);
-    return n;
-}
-
 static size_t leb_len(const unsigned char *d)
 {
     size_t n = 1;
@@ -75,7 +64,7 @@ static int write_rank(const char *path, const struct vaced_log *base, const uint
         if (e.op == VACED_OP_SEGMENT) {
             size_t old = leb_len(at + 1);
             out[n++] = at[0];
-            n += put_u(out + n, ps[k++]);
+            n += vaced_log_put_u(out + n, ps[k++]);
             memcpy(out + n, at + 1 + old, pos - e.offset - 1 - old);
             n += pos - e.offset - 1 - old;
         } else {
@@ -89,7 +78,7 @@ static int write_rank(const char *path, const struct vaced_log *base, const uint
     }
     out[n++] = VACED_OP_TRAILER;
     uint64_t h = vaced_log_hash(VACED_FNV_OFFSET, out, n);     /* through the opcode */
-    n += put_u(out + n, base->events);
+    n += vaced_log_put_u(out + n, base->events);
     for (int i = 0; i < 8; i++)
         out[n++] = (unsigned char)(h >> (8 * i));
     errno = 0;

@@ -6,6 +6,7 @@
 #ifndef VACED_LOG_FORMAT_H
 #define VACED_LOG_FORMAT_H
 
+#include <stddef.h>
 #include <stdint.h>
 
 #define VACED_LOG_MAGIC "VACEDLOG"
@@ -88,6 +89,18 @@ enum vaced_log_op {
     VACED_OP_LAST = VACED_OP_SITE,
     VACED_OP_TRAILER = 0x7f     /* event count, then 8 bytes: vaced_log_hash */
 };
+
+/* v as LEB128 at d (at most 10 bytes); its length. */
+static inline size_t vaced_log_put_u(unsigned char *d, uint64_t v)
+{
+    size_t n = 0;
+    while (v >= 0x80) {
+        d[n++] = (unsigned char)(v | 0x80);
+        v >>= 7;
+    }
+    d[n++] = (unsigned char)v;
+    return n;
+}
 
 #define VACED_FNV_OFFSET 0xcbf29ce484222325ull
 #define VACED_FNV_PRIME 0x100000001b3ull

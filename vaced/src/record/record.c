@@ -88,13 +88,7 @@ void vaced_rec_u(uint64_t v)
 {
     if (rec.len > sizeof rec.buf - 10)
         flush();
-    unsigned char *p = rec.buf + rec.len;
-    while (v >= 0x80) {
-        *p++ = (unsigned char)(v | 0x80);
-        v >>= 7;
-    }
-    *p++ = (unsigned char)v;
-    rec.len = (size_t)(p - rec.buf);
+    rec.len += vaced_log_put_u(rec.buf + rec.len, v);
 }
 
 void vaced_rec_s(int64_t v)
