@@ -67,8 +67,10 @@ static void log_site(void)
         const char *v = vaced_env(VACED_ENV_RECORD_SITES);
         sites.on = v && !strcmp(v, "1");
     }
+    if (!sites.on || !vaced_recording)
+        return;
     uintptr_t a = vaced_calls_site();
-    if (!sites.on || !a || a == sites.last || !vaced_recording)
+    if (!a || a == sites.last)
         return;
     if (2 * (sites.n + 1) > sites.cap && grow())
         return;                 /* out of memory: the sites stop, the record stays valid */
