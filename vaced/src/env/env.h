@@ -20,7 +20,7 @@ enum vaced_env {
     VACED_ENV_COMPUTE_FROM,     /* a record whose compute segments a live run takes */
     VACED_ENV_RECORD_SITES,     /* 1: the record names each MPI call's call site */
     VACED_ENV_LOCAL_RANKS,      /* Hydra's: ranks started on this host */
-    VACED_ENV_TRANSPORT,        /* same-host links: unix (default) or tcp */
+    VACED_ENV_TRANSPORT,        /* same-host links: shm (default), unix or tcp */
     VACED_ENVS
 };
 
