@@ -1,6 +1,7 @@
 /* Shared-memory rings under a same-host sock (vaced_link.h). */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdio.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -12,12 +13,34 @@
 
 #include "vaced_link.h"
 #include "transport/ring.h"
+#include "env/env.h"
 
-/* Data bytes a direction.  Rings exist only between ranks that talk, but
- * a fully connected job holds one per ordered pair of ranks, so they stay
- * small; a larger message moves through in turns, as through a socket's
- * buffer. */
-#define LINK_RING_BYTES 16384
+/* Data bytes a direction ($VACED_RING_KB, a power of two).  A message
+ * larger than the ring moves in turns, each a wake-up of the reader and
+ * of the writer, so the ring should hold an application's usual message;
+ * but a ring's pages all become resident as its bytes wrap around, and a
+ * rank has two a peer it talks to. */
+#define LINK_RING_KB_DEFAULT 256
+#define LINK_RING_KB_MAX 16384
+
+static size_t ring_bytes(void)
+{
+    const char *v = vaced_env(VACED_ENV_RING_KB);
+    char *end;
+    unsigned long kb;
+
+    if (v == NULL || v[0] == '\0')
+        return (size_t) LINK_RING_KB_DEFAULT << 10;
+    kb = strtoul(v, &end, 10);
+    if (*end != '\0' || kb < 1 || kb > LINK_RING_KB_MAX || (kb & (kb - 1)) != 0) {
+        static int noted;
+        if (!noted++)
+            fprintf(stderr, "vaced: VACED_RING_KB=%s is not a power of two from 1 to %d: "
+                    "using %d\n", v, LINK_RING_KB_MAX, LINK_RING_KB_DEFAULT);
+        return (size_t) LINK_RING_KB_DEFAULT << 10;
+    }
+    return (size_t) kb << 10;
+}
 
 struct vaced_link {
     struct vaced_ring *out;     /* the ring this side writes (its own) */
@@ -61,7 +84,7 @@ static size_t mapped_size(size_t capacity)
 
 struct vaced_link *vaced_link_open(int fd)
 {
-    size_t bytes = mapped_size(LINK_RING_BYTES);
+    size_t cap = ring_bytes(), bytes = mapped_size(cap);
     struct vaced_link *l = NULL;
     void *mem = MAP_FAILED;
     int bell = vaced_link_doorbell();
@@ -73,7 +96,7 @@ struct vaced_link *vaced_link_open(int fd)
     if (mfd < 0 || ftruncate(mfd, (off_t) bytes) != 0)
         goto fail;
     mem = mmap(NULL, bytes, PROT_READ | PROT_WRITE, MAP_SHARED, mfd, 0);
-    if (mem == MAP_FAILED || vaced_ring_init(mem, LINK_RING_BYTES) != 0)
+    if (mem == MAP_FAILED || vaced_ring_init(mem, cap) != 0)
         goto fail;
     l = calloc(1, sizeof *l);
     if (l == NULL)
