@@ -117,12 +117,16 @@ int vaced_ring_wake_writer(struct vaced_ring *r)
     return atomic_load(&r->writer_sleeping) && atomic_exchange(&r->writer_sleeping, 0);
 }
 
+/* Looked at first: a store would take the line from the peer's cache
+ * even when there is nothing to withdraw. */
 void vaced_ring_reader_awake(struct vaced_ring *r)
 {
-    atomic_store(&r->reader_sleeping, 0);
+    if (atomic_load_explicit(&r->reader_sleeping, memory_order_relaxed))
+        atomic_store(&r->reader_sleeping, 0);
 }
 
 void vaced_ring_writer_awake(struct vaced_ring *r)
 {
-    atomic_store(&r->writer_sleeping, 0);
+    if (atomic_load_explicit(&r->writer_sleeping, memory_order_relaxed))
+        atomic_store(&r->writer_sleeping, 0);
 }
