@@ -23,6 +23,8 @@ import sys
 import tempfile
 import time
 
+import vaced_jobsize
+
 TOOLS = os.path.dirname(os.path.realpath(__file__))
 ROOT = os.path.dirname(os.path.dirname(TOOLS))
 TOPO_DIR = os.path.join(ROOT, "topo")
@@ -468,6 +470,11 @@ def check_run_options(o):
     for prefix in [VACED_PREFIX] + ([VANILLA_PREFIX] if o.get("--vanilla") else []):
         if not os.access(os.path.join(prefix, "bin", "mpiexec"), os.X_OK):
             raise Failure(f"{prefix}/bin/mpiexec is missing: run ./build.sh in {ROOT} first")
+    try:
+        for note in vaced_jobsize.prepare(o["-n"], local="--hostfile" not in o):
+            say(note)
+    except vaced_jobsize.Limit as e:
+        raise Failure(str(e))
 
 
 def launcher(o, prefix):
@@ -483,7 +490,7 @@ def launcher(o, prefix):
 def time_vanilla(o):
     """Wall time of the same command on install/vanilla; output discarded."""
     say("timing the program on install/vanilla (unpatched MPICH) first")
-    env = dict(os.environ)
+    env = vaced_jobsize.rank_env(os.environ)
     env["LD_LIBRARY_PATH"] = os.path.join(VANILLA_PREFIX, "lib") + \
         (":" + env["LD_LIBRARY_PATH"] if env.get("LD_LIBRARY_PATH") else "")
     with tempfile.TemporaryFile() as log:
@@ -696,7 +703,7 @@ def cmd_run(argv):
         vanilla = (time_vanilla(o), "measured")
     repeat = o.get("--repeat", 1)
     tmpdir = tempfile.mkdtemp(prefix="vaced-run.")
-    env = dict(os.environ, VACED_TARGET=os.path.abspath(o["target_path"]), VACED_QUIET="0")
+    env = dict(vaced_jobsize.rank_env(os.environ), VACED_TARGET=os.path.abspath(o["target_path"]), VACED_QUIET="0")
     env.pop("VACED_OTF2", None)         # the front end's, not the library's
     trace_dir = o.get("--trace")
     if not trace_dir and ("--otf2" in o or "--report" in o):
