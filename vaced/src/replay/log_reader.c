@@ -465,15 +465,6 @@ int vaced_log_next(const struct vaced_log *log, size_t *pos, struct vaced_log_ev
     return next_checked(log, pos, e, err, len);
 }
 
-size_t vaced_log_next_events(const struct vaced_log *log, size_t *pos, struct vaced_log_event *e,
-                             size_t n, int *got, char *err, size_t len)
-{
-    size_t k = 0;
-    while (k < n && (*got = next_checked(log, pos, &e[k], err, len)) == 1)
-        k++;
-    return k;
-}
-
 int vaced_log_next_known(const struct vaced_log *log, size_t *pos, struct vaced_log_event *e)
 {
     return vaced_log_known_inline(log, pos, e);

@@ -14,7 +14,7 @@
 #include "sim/sim.h"
 #include "sim/rank_state.h"
 #include "replay/replay_load.h"
-#include "replay/uniform.h"
+#include "replay/survey.h"
 
 static int fail(char *err, size_t len, const char *fmt, ...)
 {
@@ -23,124 +23,6 @@ static int fail(char *err, size_t len, const char *fmt, ...)
     vsnprintf(err, len, fmt, ap);
     va_end(ap);
     return -1;
-}
-
-/* Appends segment e to r's (uniform computation's) list. */
-static int keep_segment(struct rank_run *r, const struct vaced_log_event *e, size_t *cap)
-{
-    if (r->nseg == *cap) {
-        *cap = *cap ? 2 * *cap : 256;
-        size_t *off = realloc(r->seg_off, *cap * sizeof *off);
-        if (!off)
-            return -1;
-        r->seg_off = off;
-        uint64_t *ps = realloc(r->seg_ps, *cap * sizeof *ps);
-        if (!ps)
-            return -1;
-        r->seg_ps = ps;
-    }
-    r->seg_off[r->nseg] = e->offset;
-    r->seg_ps[r->nseg++] = e->value;
-    return 0;
-}
-
-/* Checks every event of rank r's record once, counting its messages and
- * finding its fire blocks, so the replay never meets a bad one midway;
- * with `segments`, keeps its compute segments and hashes its sequence of
- * calls for uniform.c. */
-static int survey(struct rank_run *r, int segments, char *err, size_t len)
-{
-    struct vaced_log_event batch[64];
-    char why[512];
-    size_t pos = r->log.body;
-    uint64_t events = 0, defers = 0;
-    size_t open_at[64], seg_cap = 0;
-    uint32_t open_id[64];
-    int depth = 0, ended = 0;
-    int got;
-    struct vaced_call_seq calls;
-    vaced_call_seq_start(&calls);
-    size_t nb;
-    do {
-        nb = vaced_log_next_events(&r->log, &pos, batch, 64, &got, why, sizeof why);
-        for (size_t k = 0; k < nb; k++) {
-            const struct vaced_log_event *e = &batch[k];
-            events++;
-            if (segments)
-                vaced_call_seq_add(&calls, e);
-            /* vaced_sim_end measures the last segment and fires what is parked */
-            if (ended && depth == 0 && e->op != VACED_OP_SEGMENT && e->op != VACED_OP_FIRE_BEGIN)
-                return fail(err, len, "%s: offset %zu: event %d after MPI_Finalize began", r->log.path,
-                             e->offset, e->op);
-            /* (0 names no message: never above the count) */
-            uint32_t named = e->msg > e->from ? e->msg : e->from;
-            if ((named > e->time.msg ? named : e->time.msg) > r->nmsgs)
-                return fail(err, len, "%s: offset %zu: message %u named before it was made",
-                            r->log.path, e->offset, e->msg > r->nmsgs ? e->msg :
-                            e->from > r->nmsgs ? e->from : e->time.msg);
-            if (e->op == VACED_OP_PICK || e->op == VACED_OP_FIRST) {
-                size_t at = (size_t)e->bits;
-                for (uint64_t i = 0; i < e->value; i++)
-                    if (vaced_log_list_item(&r->log, &at) > r->nmsgs ||
-                        (e->op == VACED_OP_FIRST && (vaced_log_list_bytes(&r->log, &at), 0)))
-                        return fail(err, len, "%s: offset %zu: a candidate named before it was made",
-                                     r->log.path, e->offset);
-            }
-            if (segments && e->op == VACED_OP_SEGMENT && keep_segment(r, e, &seg_cap))
-                return fail(err, len, "out of memory for the uniform computation");
-            if (e->op == VACED_OP_MSG_INIT) {
-                r->nmsgs++;
-                continue;
-            }
-            if (e->op != VACED_OP_DEFER && e->op != VACED_OP_SIM_END &&
-                e->op != VACED_OP_FIRE_BEGIN && e->op != VACED_OP_FIRE_END)
-                continue;           /* most events: a test a branch predictor gets right */
-            switch (e->op) {
-                case VACED_OP_DEFER: defers++; break;
-                case VACED_OP_SIM_END: ended = 1; break;
-                case VACED_OP_FIRE_BEGIN:
-                    if (e->value == 0 || e->value > defers || depth == 64)
-                        return fail(err, len, "%s: offset %zu: parked response %llu fires before it was parked",
-                                     r->log.path, e->offset, (unsigned long long)e->value);
-                    open_at[depth] = e->offset;
-                    open_id[depth++] = (uint32_t)e->value;
-                    break;
-                case VACED_OP_FIRE_END:
-                    if (depth == 0)
-                        return fail(err, len, "%s: offset %zu: the end of a parked response that did not begin",
-                                     r->log.path, e->offset);
-                    depth--;
-                    if (open_id[depth] > r->nfires) {
-                        uint32_t n = open_id[depth] + 16;
-                        struct fire_block *f = realloc(r->fires, n * sizeof *f);
-                        if (!f)
-                            return fail(err, len, "out of memory");
-                        memset(f + r->nfires, 0, (n - r->nfires) * sizeof *f);
-                        r->fires = f;
-                        r->nfires = n;
-                    }
-                    if (r->fires[open_id[depth] - 1].at)
-                        return fail(err, len, "%s: offset %zu: parked response %u fires twice", r->log.path,
-                                     open_at[depth], open_id[depth]);
-                    /* its end: the next event's offset, or where the decoding stopped */
-                    size_t end = k + 1 < nb ? batch[k + 1].offset : got == 1 ? pos : batch[nb].offset;
-                    r->fires[open_id[depth] - 1] = (struct fire_block){ open_at[depth], end, 0 };
-                    break;
-            }
-        }
-    } while (got == 1);
-    if (got < 0)
-        return fail(err, len, "%s", why);
-    r->calls = calls.hash;
-    if (depth)
-        return fail(err, len, "%s: offset %zu: a parked response's calls do not end", r->log.path, open_at[depth - 1]);
-    if (!ended)
-        return fail(err, len, "%s: offset %zu: the record ends before MPI_Finalize", r->log.path, pos);
-    if (events != r->log.events)
-        return fail(err, len, "%s: offset %zu: the trailer counts %llu events, the file has %llu",
-                    r->log.path, r->log.body_end, (unsigned long long)r->log.events,
-                    (unsigned long long)events);
-    return 0;
 }
 
 /* One rank's file, opened, checked against its place and surveyed;
@@ -166,7 +48,7 @@ static void load_rank(const char *dir, struct load_job *j)
              r->log.rank, r->log.ranks, j->size);
         return;
     }
-    if (survey(r, j->segments, j->err, sizeof j->err))
+    if (vaced_survey(r, j->segments, j->err, sizeof j->err))
         return;
     r->in = calloc((size_t)j->size, sizeof *r->in);
     if (!r->in) {
