@@ -10,7 +10,7 @@
 #include "report/breakdown.h"
 #include "report/calls.h"
 #include "report/segment_causes.h"
-#include "report/trace.h"
+#include "report/trace_state.h"
 #include "sim/clock_observers.h"
 
 static const enum vaced_log_op call_op[] = {
