@@ -95,13 +95,16 @@ one_run() {
     local job=$!
     # MemAvailable, and the proxy under this job's mpiexec: resident memory, descriptors
     (
+        local m px=
         while kill -0 "$job" 2> /dev/null; do
-            local m px
             m=$(awk '/^MemAvailable/ { print $2 }' /proc/meminfo)
-            px=
-            for vp in $(pgrep -P "$job" 2> /dev/null); do
-                for mp in $(pgrep -P "$vp" -x mpiexec 2> /dev/null); do px=$(pgrep -P "$mp" -x hydra_pmi_proxy | head -1); done
-            done
+            # found once: pgrep reads every process, thousands of them here
+            if [[ -z $px || ! -d /proc/$px ]]; then
+                px=
+                for vp in $(pgrep -P "$job" 2> /dev/null); do
+                    for mp in $(pgrep -P "$vp" -x mpiexec 2> /dev/null); do px=$(pgrep -P "$mp" -x hydra_pmi_proxy | head -1); done
+                done
+            fi
             if [[ -n $px ]]; then
                 echo "$m $(awk '/^VmHWM/ { print $2 }' "/proc/$px/status" 2> /dev/null || echo 0) $(ls "/proc/$px/fd" 2> /dev/null | wc -l)"
             else

@@ -162,12 +162,17 @@ critical path and report describe the first execution as measured.
 
 The ranks get VACED_TARGET (the checked file), VACED_JSON (a temporary file
 unless --json) and VACED_QUIET=0; other VACED_* variables (VACED_CPUTIME,
-VACED_TOPO_DIR) pass through from the environment.
+VACED_TOPO_DIR) pass through from the environment.  For large jobs the soft
+limit of open files is raised to 4 P + 64, the hard limit, processes and
+memory are checked before launching, and the ranks get, unless set,
+MPIR_CVAR_CH3_RMA_OP_GLOBAL_POOL_SIZE=256,
+MPIR_CVAR_CH3_RMA_TARGET_GLOBAL_POOL_SIZE=256 and
+HWLOC_COMPONENTS=-pci,-linuxio (docs/limits.md, Large jobs).
 
 Exit status: 0 success; 2 a usage error (bad option, missing '--', program
-or target not found); 1 an invalid target file or a failed run; a program
-that exits non-zero gives its own status (the summary is still printed when
-rank 0 reported).
+or target not found); 1 an invalid target file, a host that cannot hold the
+job or a failed run; a program that exits non-zero gives its own status
+(the summary is still printed when rank 0 reported).
 
 Examples:
   vaced run -n 16 --target paper-16 -- ./jacobi2d 1024 200
