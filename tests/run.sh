@@ -84,6 +84,7 @@ suite "unit: the microbenchmark report's arithmetic" python3 "$ROOT/tests/tools/
 suite "unit: the weak-scaling and host-invariance reports' arithmetic" python3 "$ROOT/tests/tools/test_host_reports.py" "$ROOT"
 suite "unit: the record-and-replay benchmark's report and record sizes" python3 "$ROOT/tests/tools/test_replay_report.py" "$ROOT"
 suite "unit: the harnesses' check of the localhost description (bench/lib/topo-c.sh)" "$ROOT/tests/tools/test_topo_c.sh" "$ROOT"
+suite "unit: vaced run's checks of the host's limits for large jobs" python3 "$ROOT/tests/tools/test_jobsize.py" "$ROOT"
 
 if [ "${1:-all}" != unit ]; then
     echo "== ./build.sh"

@@ -126,9 +126,9 @@ def check_memory(ranks, meminfo="/proc/meminfo"):
     avail = mem_available_kib(meminfo)
     need = ranks * RANK_FLOOR_KIB
     if avail is not None and need > avail:
-        raise Limit(f"-n {ranks} needs at least {need / 1048576:.1f} GiB of memory ({RANK_FLOOR_KIB / 1024:.1f} "
+        raise Limit(f"-n {ranks} needs at least {need / 1048576:.2f} GiB of memory ({RANK_FLOOR_KIB / 1024:.1f} "
                     f"MiB a rank before the program's own), but "
-                    f"{avail / 1048576:.1f} GiB are available: run at most {avail // RANK_FLOOR_KIB} ranks "
+                    f"{avail / 1048576:.2f} GiB are available: run at most {avail // RANK_FLOOR_KIB} ranks "
                     f"on this host, or spread them over hosts (--hostfile)")
 
 
