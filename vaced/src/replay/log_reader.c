@@ -52,8 +52,10 @@ static int get_u(const unsigned char *d, size_t *pos, size_t end, uint64_t *v)
 
 /* A file this small is read into the heap: for the kilobytes of a rank
  * of a short program, a mapping and its unmapping cost more than the copy
- * (and a heap block below malloc's mmap threshold is reused). */
-#define SMALL_FILE (128u << 10)
+ * (and a heap block below malloc's mmap threshold is reused).  Above it,
+ * the mapping shares the page cache's pages, where a copy would fault in
+ * and zero as many fresh ones. */
+#define SMALL_FILE (16u << 10)
 
 static int read_small(struct vaced_log *log, int fd)
 {

@@ -504,6 +504,10 @@ static int run_plain(struct rank_run *r)
                 k = vaced_known_u(d, &pos);
                 b = vaced_known_u(d, &pos);
                 r->pos = pos;
+                /* the peer's queue of stamps from this rank, which the
+                 * push after the model's call writes: cold by now */
+                if (peer >= 0)
+                    __builtin_prefetch(&vaced_ranks_get(peer)->in[vaced_ranks_self(r)], 1);
                 if (sent(r, peer, (int)k, b, at))
                     vaced_stamp_push(vaced_ranks_self(r), peer, r->last.sent_ta, -1);
                 break;
