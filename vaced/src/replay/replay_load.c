@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -15,15 +14,7 @@
 #include "sim/rank_state.h"
 #include "replay/replay_load.h"
 #include "replay/survey.h"
-
-static int fail(char *err, size_t len, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, len, fmt, ap);
-    va_end(ap);
-    return -1;
-}
+#include "record/fail.h"
 
 /* One rank's file, opened, checked against its place and surveyed;
  * its first failure, if any, in err. */
@@ -40,11 +31,11 @@ static void load_rank(const char *dir, struct load_job *j)
     snprintf(path, sizeof path, "%s/rank-%06d.vlog", dir, j->rank);
     j->failed = 1;
     if (vaced_log_open(&r->log, path, why, sizeof why)) {
-        fail(j->err, sizeof j->err, "%s (the record has %d ranks)", why, j->size);
+        vaced_fail(j->err, sizeof j->err, "%s (the record has %d ranks)", why, j->size);
         return;
     }
     if ((int)r->log.ranks != j->size || (int)r->log.rank != j->rank) {
-        fail(j->err, sizeof j->err, "%s: offset 12: rank %u of %u, in a record of %d ranks", path,
+        vaced_fail(j->err, sizeof j->err, "%s: offset 12: rank %u of %u, in a record of %d ranks", path,
              r->log.rank, r->log.ranks, j->size);
         return;
     }
@@ -52,7 +43,7 @@ static void load_rank(const char *dir, struct load_job *j)
         return;
     r->in = calloc((size_t)j->size, sizeof *r->in);
     if (!r->in) {
-        fail(j->err, sizeof j->err, "out of memory for rank %d", j->rank);
+        vaced_fail(j->err, sizeof j->err, "out of memory for rank %d", j->rank);
         return;
     }
     r->pos = r->log.body;
@@ -147,14 +138,14 @@ int vaced_replay_load(const char *dir, int segments, int loaders, struct rank_ru
     *size = 0;
     snprintf(path, sizeof path, "%s/rank-%06d.vlog", dir, 0);
     if (vaced_log_open(&first, path, why, sizeof why))
-        return fail(err, len, "%s", why);
+        return vaced_fail(err, len, "%s", why);
     int n = (int)first.ranks;   /* at most VACED_LOG_MAX_RANKS: vaced_log_open checks */
     vaced_log_close(&first);
     for (int i = 1; i < n; i++) {       /* all there before anything is allocated */
         struct stat st;
         snprintf(path, sizeof path, "%s/rank-%06d.vlog", dir, i);
         if (stat(path, &st) != 0)
-            return fail(err, len, "%s: %s (the record has %d ranks)", path, strerror(errno), n);
+            return vaced_fail(err, len, "%s: %s (the record has %d ranks)", path, strerror(errno), n);
     }
     struct rank_run *rs = calloc((size_t)n, sizeof *rs);
     struct load_pool pool = { dir, calloc((size_t)n, sizeof *pool.jobs), n, 0 };
@@ -164,7 +155,7 @@ int vaced_replay_load(const char *dir, int segments, int loaders, struct rank_ru
         free(pool.jobs);
         if (states)
             munmap(states, states_bytes(n));
-        return fail(err, len, "out of memory for %d ranks", n);
+        return vaced_fail(err, len, "out of memory for %d ranks", n);
     }
     for (int i = 0; i < n; i++) {
         pool.jobs[i] = (struct load_job){ .r = &rs[i], .rank = i, .size = n, .segments = segments };
@@ -186,16 +177,16 @@ int vaced_replay_load(const char *dir, int segments, int loaders, struct rank_ru
         if (i && opened && rs[0].log.data &&
             (rs[i].log.target_hash != rs[0].log.target_hash ||
              rs[i].log.eager_threshold != rs[0].log.eager_threshold)) {
-            fail(err, len, "%s: offset 24: recorded on another target than rank 0", rs[i].log.path);
+            vaced_fail(err, len, "%s: offset 24: recorded on another target than rank 0", rs[i].log.path);
             goto bad;
         }
         if (j->failed) {
-            fail(err, len, "%s", j->err);
+            vaced_fail(err, len, "%s", j->err);
             goto bad;
         }
     }
     if (map_msgs(rs, n)) {
-        fail(err, len, "out of memory for the messages of %d ranks", n);
+        vaced_fail(err, len, "out of memory for the messages of %d ranks", n);
         goto bad;
     }
     free(pool.jobs);

@@ -6,7 +6,6 @@
  * reference accepts, with the same effect; anything else (a bad or
  * unusual argument, a rare opcode, the file's last bytes) it leaves to
  * the reference, which refuses it with its message or takes it. */
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,6 +13,7 @@
 #include "replay/log_reader.h"
 #include "replay/survey.h"
 #include "replay/uniform.h"
+#include "record/fail.h"
 
 /* log_reader.c's bounds: sizes and times no program has */
 #define MAX_BYTES (1ull << 48)
@@ -26,15 +26,6 @@ struct survey {
     int depth, ended, segments;
     struct vaced_call_seq calls;
 };
-
-static int fail(char *err, size_t len, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, len, fmt, ap);
-    va_end(ap);
-    return -1;
-}
 
 /* Appends segment e to r's (uniform computation's) list. */
 static int keep_segment(struct rank_run *r, const struct vaced_log_event *e, size_t *cap)
@@ -64,12 +55,12 @@ static int survey_event(struct rank_run *r, struct survey *s, const struct vaced
         vaced_call_seq_add(&s->calls, e);
     /* vaced_sim_end measures the last segment and fires what is parked */
     if (s->ended && s->depth == 0 && e->op != VACED_OP_SEGMENT && e->op != VACED_OP_FIRE_BEGIN)
-        return fail(err, len, "%s: offset %zu: event %d after MPI_Finalize began", r->log.path,
+        return vaced_fail(err, len, "%s: offset %zu: event %d after MPI_Finalize began", r->log.path,
                     e->offset, e->op);
     /* (0 names no message: never above the count) */
     uint32_t named = e->msg > e->from ? e->msg : e->from;
     if ((named > e->time.msg ? named : e->time.msg) > r->nmsgs)
-        return fail(err, len, "%s: offset %zu: message %u named before it was made",
+        return vaced_fail(err, len, "%s: offset %zu: message %u named before it was made",
                     r->log.path, e->offset, e->msg > r->nmsgs ? e->msg :
                     e->from > r->nmsgs ? e->from : e->time.msg);
     if (e->op == VACED_OP_PICK || e->op == VACED_OP_FIRST) {
@@ -77,38 +68,38 @@ static int survey_event(struct rank_run *r, struct survey *s, const struct vaced
         for (uint64_t i = 0; i < e->value; i++)
             if (vaced_log_list_item(&r->log, &at) > r->nmsgs ||
                 (e->op == VACED_OP_FIRST && (vaced_log_list_bytes(&r->log, &at), 0)))
-                return fail(err, len, "%s: offset %zu: a candidate named before it was made",
+                return vaced_fail(err, len, "%s: offset %zu: a candidate named before it was made",
                             r->log.path, e->offset);
     }
     if (s->segments && e->op == VACED_OP_SEGMENT && keep_segment(r, e, &s->seg_cap))
-        return fail(err, len, "out of memory for the uniform computation");
+        return vaced_fail(err, len, "out of memory for the uniform computation");
     switch (e->op) {
         case VACED_OP_MSG_INIT: r->nmsgs++; break;
         case VACED_OP_DEFER: s->defers++; break;
         case VACED_OP_SIM_END: s->ended = 1; break;
         case VACED_OP_FIRE_BEGIN:
             if (e->value == 0 || e->value > s->defers || s->depth == 64)
-                return fail(err, len, "%s: offset %zu: parked response %llu fires before it was parked",
+                return vaced_fail(err, len, "%s: offset %zu: parked response %llu fires before it was parked",
                             r->log.path, e->offset, (unsigned long long)e->value);
             s->open_at[s->depth] = e->offset;
             s->open_id[s->depth++] = (uint32_t)e->value;
             break;
         case VACED_OP_FIRE_END: {
             if (s->depth == 0)
-                return fail(err, len, "%s: offset %zu: the end of a parked response that did not begin",
+                return vaced_fail(err, len, "%s: offset %zu: the end of a parked response that did not begin",
                             r->log.path, e->offset);
             uint32_t id = s->open_id[--s->depth];
             if (id > r->nfires) {
                 uint32_t n = id + 16;
                 struct fire_block *f = realloc(r->fires, n * sizeof *f);
                 if (!f)
-                    return fail(err, len, "out of memory");
+                    return vaced_fail(err, len, "out of memory");
                 memset(f + r->nfires, 0, (n - r->nfires) * sizeof *f);
                 r->fires = f;
                 r->nfires = n;
             }
             if (r->fires[id - 1].at)
-                return fail(err, len, "%s: offset %zu: parked response %u fires twice", r->log.path,
+                return vaced_fail(err, len, "%s: offset %zu: parked response %u fires twice", r->log.path,
                             s->open_at[s->depth], id);
             r->fires[id - 1] = (struct fire_block){ s->open_at[s->depth], after, 0 };
             break;
@@ -289,15 +280,15 @@ int vaced_survey(struct rank_run *r, int segments, char *err, size_t len)
             return -1;
     }
     if (got < 0)
-        return fail(err, len, "%s", why);
+        return vaced_fail(err, len, "%s", why);
     r->calls = s.calls.hash;
     if (s.depth)
-        return fail(err, len, "%s: offset %zu: a parked response's calls do not end", r->log.path,
+        return vaced_fail(err, len, "%s: offset %zu: a parked response's calls do not end", r->log.path,
                     s.open_at[s.depth - 1]);
     if (!s.ended)
-        return fail(err, len, "%s: offset %zu: the record ends before MPI_Finalize", r->log.path, pos);
+        return vaced_fail(err, len, "%s: offset %zu: the record ends before MPI_Finalize", r->log.path, pos);
     if (s.events != r->log.events)
-        return fail(err, len, "%s: offset %zu: the trailer counts %llu events, the file has %llu",
+        return vaced_fail(err, len, "%s: offset %zu: the trailer counts %llu events, the file has %llu",
                     r->log.path, r->log.body_end, (unsigned long long)r->log.events,
                     (unsigned long long)s.events);
     return 0;
