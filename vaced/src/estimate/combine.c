@@ -6,7 +6,7 @@
 #include <string.h>
 #include "estimate/combine.h"
 #include "record/log_format.h"
-#include "replay/log_reader.h"
+#include "record/log_reader.h"
 #include "estimate/segments.h"
 #include "record/fail.h"
 

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "record/log_format.h"
-#include "replay/log_reader.h"
+#include "record/log_reader.h"
 #include "replay/survey.h"
 #include "replay/uniform.h"
 #include "record/fail.h"

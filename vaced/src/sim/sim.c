@@ -26,7 +26,7 @@
 #include "entry/progress_recorder.h"
 /* The one arrow up: a live run may take its computation from a record
  * ($VACED_COMPUTE_FROM), which replay/'s reader decodes. */
-#include "replay/compute_from.h"
+#include "sim/compute_from.h"
 #include "sim/rank_state.h"
 #include "sim/clock_observers.h"
 #include "machine/target.h"

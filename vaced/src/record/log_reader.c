@@ -9,8 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "vaced.h"
-#include "replay/log_reader.h"
-#include "replay/log_known.h"
+#include "record/log_reader.h"
+#include "record/log_known.h"
 
 static int fail(const struct vaced_log *log, size_t off, char *err, size_t len, const char *fmt, ...)
 {
