@@ -7,7 +7,7 @@
  *
  *   cc -O2 -std=gnu11 -Ivaced/include -Ivaced/src -o segstats bench/segstats.c \
  *      vaced/src/estimate/segments.c vaced/src/estimate/wakeup.c \
- *      vaced/src/replay/log_reader.c vaced/src/replay/uniform.c -lm
+ *      vaced/src/record/log_reader.c vaced/src/replay/uniform.c -lm
  *   segstats RECORD_DIR
  */
 #include <stdio.h>

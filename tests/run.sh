@@ -84,6 +84,7 @@ suite "unit: the microbenchmark report's arithmetic" python3 "$ROOT/tests/tools/
 suite "unit: the weak-scaling and host-invariance reports' arithmetic" python3 "$ROOT/tests/tools/test_host_reports.py" "$ROOT"
 suite "unit: the record-and-replay benchmark's report and record sizes" python3 "$ROOT/tests/tools/test_replay_report.py" "$ROOT"
 suite "unit: the harnesses' check of the localhost description (bench/lib/topo-c.sh)" "$ROOT/tests/tools/test_topo_c.sh" "$ROOT"
+suite "unit: vaced run's checks of the host's limits for large jobs" python3 "$ROOT/tests/tools/test_jobsize.py" "$ROOT"
 
 if [ "${1:-all}" != unit ]; then
     echo "== ./build.sh"
@@ -98,6 +99,8 @@ if [ "${1:-all}" != unit ]; then
         # a record re-timed on its own target and on others, against live runs
         suite "record and replay" python3 "$ROOT/tests/mpi/test_replay.py" "$ROOT"
         suite "vaced front end" "$ROOT/tests/tools/test_vaced_cli.sh" "$ROOT"
+        # 1024 ranks on one host, and a job the host's limits refuse (about a minute)
+        suite "a 1024-rank job through vaced run" python3 "$ROOT/tests/mpi/test_large.py" "$ROOT"
         # a record's files truncated, corrupted, missing or foreign: vaced replay refuses them
         suite "vaced replay on bad records" python3 "$ROOT/tests/tools/test_record_input.py" "$ROOT"
         suite "vaced sweep: replays of a record over targets" python3 "$ROOT/tests/tools/test_sweep.py" "$ROOT"

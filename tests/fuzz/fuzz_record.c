@@ -1,4 +1,4 @@
-/* libFuzzer harness for the record reader (replay/log_reader.c) and the
+/* libFuzzer harness for the record reader (record/log_reader.c) and the
  * replay (replay/replay.c) behind it: vaced_replay_run on a one-rank
  * record whose only file, rank-000000.vlog, is the fuzzer's input.
  *
@@ -40,7 +40,7 @@
 #include <unistd.h>
 
 #include "record/log_format.h"
-#include "replay/log_reader.h"
+#include "record/log_reader.h"
 #include "replay/replay.h"
 
 #ifndef FUZZ_TOPO_DIR

@@ -176,10 +176,41 @@ def test_fortran(tmp):
     check_sums(data, "calls_f.f90")
 
 
+MANY_SITES = 8000
+
+
+def test_many_sites(tmp):
+    """Rank 0 calls MPI_Comm_rank from MANY_SITES places of its own, the
+    others from one: rank 0's table is far longer than the others', which
+    finalize gathers by MPI_Gatherv (patch 0012: padding them all to its
+    length for the tree would cost more); every site reaches the report."""
+    src = os.path.join(tmp, "many_sites.c")
+    with open(src, "w") as f:
+        f.write("#include <mpi.h>\nint main(int argc, char **argv)\n{\n    int r, x;\n"
+                "    MPI_Init(&argc, &argv);\n    MPI_Comm_rank(MPI_COMM_WORLD, &r);\n    if (r == 0) {\n")
+        f.writelines("        MPI_Comm_rank(MPI_COMM_WORLD, &x);\n" for _ in range(MANY_SITES))
+        f.write("    }\n    MPI_Finalize();\n    return 0;\n}\n")
+    exe = os.path.join(tmp, "many_sites")
+    if not compile_("mpicc", src, exe, "-g", "-O0"):
+        return
+    data, err = live(8, [exe])
+    if not check("many_sites.c on 8 ranks: a report", data is not None, err[-300:]):
+        return
+    lines = {s["line"]: s for s in data["call_sites"] if s["function"] == "MPI_Comm_rank"}
+    own = [lines.get(8 + i) for i in range(MANY_SITES)]
+    check(f"many_sites.c: rank 0's {MANY_SITES} sites each named once, from one rank",
+          all(s and s["calls"] == 1 and s["ranks"] == 1 for s in own),
+          f"{sum(1 for s in own if s)} of {MANY_SITES} found")
+    check("many_sites.c: the site every rank calls, from 8 ranks",
+          lines.get(6) and lines[6]["calls"] == 8 and lines[6]["ranks"] == 8, json.dumps(lines.get(6)))
+    check_sums(data, "many_sites.c")
+
+
 def main():
     with tempfile.TemporaryDirectory() as tmp:
         test_c(tmp)
         test_fortran(tmp)
+        test_many_sites(tmp)
     finish()
 
 

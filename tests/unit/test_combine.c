@@ -17,7 +17,7 @@
 #include "vlog_writer.h"
 #include "estimate/combine.h"
 #include "record/log_format.h"
-#include "replay/log_reader.h"
+#include "record/log_reader.h"
 
 /* Rank `rank` of `ranks`: segments ps[0..n-1], each followed by one
  * activity; `sends` of them start an eager send (the rank's calls). */

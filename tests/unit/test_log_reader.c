@@ -1,4 +1,4 @@
-/* Unit tests of the record's decoder (vaced/src/replay/log_reader.c): every
+/* Unit tests of the record's decoder (vaced/src/record/log_reader.c): every
  * opcode's arguments decode into the fields log_format.h names, with and
  * without the header flags that add a measurement's second value; the
  * decoder for checked files (vaced_log_next_known, the replay's) gives the
@@ -11,7 +11,7 @@
 
 #include "check.h"
 #include "record/log_format.h"
-#include "replay/log_reader.h"
+#include "record/log_reader.h"
 
 #define RANKS 4
 #define MAX_PS (1ull << 62)

@@ -12,7 +12,7 @@
 #include "check.h"
 #include "vlog_writer.h"
 #include "estimate/wakeup.h"
-#include "replay/log_reader.h"
+#include "record/log_reader.h"
 
 #define US 1000000ull
 #define ITERATIONS 12

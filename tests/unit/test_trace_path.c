@@ -14,6 +14,8 @@
 #include "check.h"
 #include "sim/sim_test.h"
 #include "report/trace.h"
+#include "report/trace_msgs.h"
+#include "report/trace_path.h"
 #include "trace_text.h"
 
 #define US(x) ((vaced_time_t) ((x) * 1000000LL))     /* microseconds in ps */

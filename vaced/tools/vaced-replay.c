@@ -6,7 +6,7 @@
 #include <string.h>
 #include <time.h>
 #include "replay/replay.h"
-#include "replay/log_reader.h"
+#include "record/log_reader.h"
 
 static const char usage[] =
     "usage: vaced-replay DIR --target T [--json FILE] [--quiet] [--uniform-compute] [--stats]\n"

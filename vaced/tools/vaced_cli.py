@@ -23,6 +23,8 @@ import sys
 import tempfile
 import time
 
+import vaced_jobsize
+
 TOOLS = os.path.dirname(os.path.realpath(__file__))
 ROOT = os.path.dirname(os.path.dirname(TOOLS))
 TOPO_DIR = os.path.join(ROOT, "topo")
@@ -160,12 +162,17 @@ critical path and report describe the first execution as measured.
 
 The ranks get VACED_TARGET (the checked file), VACED_JSON (a temporary file
 unless --json) and VACED_QUIET=0; other VACED_* variables (VACED_CPUTIME,
-VACED_TOPO_DIR) pass through from the environment.
+VACED_TOPO_DIR) pass through from the environment.  For large jobs the soft
+limit of open files is raised to 4 P + 64, the hard limit, processes and
+memory are checked before launching, and the ranks get, unless set,
+MPIR_CVAR_CH3_RMA_OP_GLOBAL_POOL_SIZE=256,
+MPIR_CVAR_CH3_RMA_TARGET_GLOBAL_POOL_SIZE=256 and
+HWLOC_COMPONENTS=-pci,-linuxio (docs/limits.md, Large jobs).
 
 Exit status: 0 success; 2 a usage error (bad option, missing '--', program
-or target not found); 1 an invalid target file or a failed run; a program
-that exits non-zero gives its own status (the summary is still printed when
-rank 0 reported).
+or target not found); 1 an invalid target file, a host that cannot hold the
+job or a failed run; a program that exits non-zero gives its own status
+(the summary is still printed when rank 0 reported).
 
 Examples:
   vaced run -n 16 --target paper-16 -- ./jacobi2d 1024 200
@@ -468,6 +475,11 @@ def check_run_options(o):
     for prefix in [VACED_PREFIX] + ([VANILLA_PREFIX] if o.get("--vanilla") else []):
         if not os.access(os.path.join(prefix, "bin", "mpiexec"), os.X_OK):
             raise Failure(f"{prefix}/bin/mpiexec is missing: run ./build.sh in {ROOT} first")
+    try:
+        for note in vaced_jobsize.prepare(o["-n"], local="--hostfile" not in o):
+            say(note)
+    except vaced_jobsize.Limit as e:
+        raise Failure(str(e))
 
 
 def launcher(o, prefix):
@@ -483,7 +495,7 @@ def launcher(o, prefix):
 def time_vanilla(o):
     """Wall time of the same command on install/vanilla; output discarded."""
     say("timing the program on install/vanilla (unpatched MPICH) first")
-    env = dict(os.environ)
+    env = vaced_jobsize.rank_env(os.environ)
     env["LD_LIBRARY_PATH"] = os.path.join(VANILLA_PREFIX, "lib") + \
         (":" + env["LD_LIBRARY_PATH"] if env.get("LD_LIBRARY_PATH") else "")
     with tempfile.TemporaryFile() as log:
@@ -696,7 +708,7 @@ def cmd_run(argv):
         vanilla = (time_vanilla(o), "measured")
     repeat = o.get("--repeat", 1)
     tmpdir = tempfile.mkdtemp(prefix="vaced-run.")
-    env = dict(os.environ, VACED_TARGET=os.path.abspath(o["target_path"]), VACED_QUIET="0")
+    env = dict(vaced_jobsize.rank_env(os.environ), VACED_TARGET=os.path.abspath(o["target_path"]), VACED_QUIET="0")
     env.pop("VACED_OTF2", None)         # the front end's, not the library's
     trace_dir = o.get("--trace")
     if not trace_dir and ("--otf2" in o or "--report" in o):

@@ -3,6 +3,7 @@
  * (progress/message.c).  vaced_msg_done and vaced_msg_arrival are not
  * here: the model asks them itself too, and its observer hears their
  * answers (entry/progress_recorder.c). */
+#include "progress/matching.h"
 #include "progress/message.h"
 #include "record/record.h"
 
@@ -48,7 +49,9 @@ void vaced_msg_posted(struct vaced_msg *m, int held)
         vaced_rec_u((uint64_t)held);
     }
     vaced_rec_leave();
-    vaced_model_msg_posted(m, held);
+    vaced_model_msg_posted(m);
+    if (held)
+        vaced_matching_hold();
 }
 
 void vaced_msg_found(struct vaced_msg *m, const struct vaced_msg *from,

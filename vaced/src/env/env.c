@@ -20,6 +20,7 @@ static const char *const names[VACED_ENVS] = {
     [VACED_ENV_LOCAL_RANKS] = "MPI_LOCALNRANKS",
     [VACED_ENV_TRANSPORT] = "VACED_TRANSPORT",
     [VACED_ENV_RING_KB] = "VACED_RING_KB",
+    [VACED_ENV_SEGMENT_CAUSES] = "VACED_SEGMENT_CAUSES",
 };
 
 /* Read each time, not cached: a test sets a variable between two starts. */

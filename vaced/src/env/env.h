@@ -22,6 +22,7 @@ enum vaced_env {
     VACED_ENV_LOCAL_RANKS,      /* Hydra's: ranks started on this host */
     VACED_ENV_TRANSPORT,        /* same-host links: shm (default), unix or tcp */
     VACED_ENV_RING_KB,          /* a same-host ring's data KiB, a direction */
+    VACED_ENV_SEGMENT_CAUSES,   /* the directory of the ranks' segment causes */
     VACED_ENVS
 };
 

@@ -1,23 +1,14 @@
 /* Combining executions (combine.h): each rank's segments read from every
  * record, their medians written into a copy of the first record. */
 #include <errno.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include "estimate/combine.h"
 #include "record/log_format.h"
-#include "replay/log_reader.h"
+#include "record/log_reader.h"
 #include "estimate/segments.h"
-
-static int fail(char *err, size_t len, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, len, fmt, ap);
-    va_end(ap);
-    return -1;
-}
+#include "record/fail.h"
 
 /* One execution's view of a rank. */
 struct rank_segments {
@@ -54,7 +45,7 @@ static int write_rank(const char *path, const struct vaced_log *base, const uint
     size_t cap = base->size + 10 * base->events + 16, n = 0, pos = base->body, k = 0;
     unsigned char *out = malloc(cap);
     if (!out)
-        return fail(err, len, "out of memory for %s", path);
+        return vaced_fail(err, len, "out of memory for %s", path);
     memcpy(out, base->data, base->body);
     n = base->body;
     struct vaced_log_event e;
@@ -87,7 +78,7 @@ static int write_rank(const char *path, const struct vaced_log *base, const uint
     if (f && fclose(f))
         bad = 1;
     free(out);
-    return bad ? fail(err, len, "%s: %s", path, strerror(errno ? errno : EIO)) : 0;
+    return bad ? vaced_fail(err, len, "%s: %s", path, strerror(errno ? errno : EIO)) : 0;
 }
 
 static int combine_rank(const char *out, const char *const *dirs, int n, int wakeup, int rank,
@@ -96,7 +87,7 @@ static int combine_rank(const char *out, const char *const *dirs, int n, int wak
     struct rank_segments *s = calloc((size_t)n, sizeof *s);
     int opened = 0, rc = -1;
     if (!s)
-        return fail(err, len, "out of memory");
+        return vaced_fail(err, len, "out of memory");
     char path[VACED_LOG_PATH_MAX + 32];
     for (; opened < n; opened++) {
         snprintf(path, sizeof path, "%s/rank-%06d.vlog", dirs[opened], rank);
@@ -105,7 +96,7 @@ static int combine_rank(const char *out, const char *const *dirs, int n, int wak
         const struct vaced_log *l = &s[opened].log, *b = &s[0].log;
         if (l->ranks != b->ranks || l->target_hash != b->target_hash || l->flags != b->flags) {
             opened++;
-            fail(err, len, "%s: not an execution of %s's job (its ranks, target or host flags differ)",
+            vaced_fail(err, len, "%s: not an execution of %s's job (its ranks, target or host flags differ)",
                  path, dirs[0]);
             goto done;
         }
@@ -117,7 +108,7 @@ static int combine_rank(const char *out, const char *const *dirs, int n, int wak
             res->compute_ps += (double)s[opened].seg.ps[k];
         if (wakeup && vaced_wakeup_correct(&s[opened].seg, &res->wakeup)) {
             opened++;
-            fail(err, len, "out of memory for %s's wake-up correction", path);
+            vaced_fail(err, len, "out of memory for %s's wake-up correction", path);
             goto done;
         }
     }
@@ -155,7 +146,7 @@ int vaced_combine_records(const char *out, const char *const *dirs, int n, int w
 {
     *res = (struct vaced_combined){ 0 };
     if (n < 1 || n > VACED_COMBINE_MAX)
-        return fail(err, len, "%d records: combine 1 to %d", n, VACED_COMBINE_MAX);
+        return vaced_fail(err, len, "%d records: combine 1 to %d", n, VACED_COMBINE_MAX);
     int rank = 0;
     do {
         if (combine_rank(out, dirs, n, wakeup, rank, res, err, len))

@@ -7,7 +7,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "replay/log_reader.h"
+#include "record/log_reader.h"
 
 /* A segment's class stands for the program's code it ran: the call
  * sites of the MPI calls before and after it where the record names them

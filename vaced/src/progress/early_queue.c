@@ -3,7 +3,7 @@
 #include <stdlib.h>
 #include "network/overhead.h"
 #include "progress/early_queue.h"
-#include "progress/waits.h"
+#include "progress/progress_state.h"
 #include "progress/handling.h"
 #include "progress/progress_observer.h"
 #include "progress/peers.h"

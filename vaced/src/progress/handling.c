@@ -4,10 +4,10 @@
 #include "machine/target.h"
 #include "network/overhead.h"
 #include "network/send.h"
-#include "progress/waits.h"
+#include "progress/progress_state.h"
 #include "progress/handling.h"
 #include "progress/peers.h"
-#include "report/trace.h"
+#include "report/trace_msgs.h"
 #include "report/awaited.h"
 
 /* The target's wake-up delay of a message reaching this rank at `ta`: 0

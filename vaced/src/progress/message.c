@@ -3,12 +3,11 @@
  * (receive.c) from the rank's waits. */
 #include "network/send.h"
 #include "progress/waits.h"
-#include "progress/matching.h"
 #include "progress/handling.h"
 #include "progress/receive.h"
 #include "progress/message.h"
 #include "progress/progress_observer.h"
-#include "report/trace.h"
+#include "report/trace_msgs.h"
 #include "report/awaited.h"
 
 /* MPICH's calls reach these through entry/entry_message.c, which logs
@@ -46,12 +45,10 @@ void vaced_model_msg_arrived(struct vaced_msg *m, enum vaced_pkt_kind kind, vace
         m->done = ta + vaced_copy_time(bytes);  /* copied by the send, at its arrival */
 }
 
-void vaced_model_msg_posted(struct vaced_msg *m, int held)
+void vaced_model_msg_posted(struct vaced_msg *m)
 {
     if (vaced_running)
         m->posted = vaced_clock_tv();
-    if (held)
-        vaced_matching_hold();
 }
 
 /* A receive of DATA that completes when a wait (or a test) handles it:

@@ -13,7 +13,8 @@ void vaced_model_msg_init(struct vaced_msg *m);
 void vaced_model_msg_complete_by(struct vaced_msg *m, vaced_time_t t);
 void vaced_model_msg_arrived(struct vaced_msg *m, enum vaced_pkt_kind kind, vaced_time_t ta,
                              uint64_t bytes);
-void vaced_model_msg_posted(struct vaced_msg *m, int held);
+/* The post's time; a held post is the matching's (vaced_matching_hold). */
+void vaced_model_msg_posted(struct vaced_msg *m);
 void vaced_model_msg_found(struct vaced_msg *m, const struct vaced_msg *from,
                            enum vaced_pkt_kind kind, int complete, uint64_t bytes, int blocking);
 int vaced_model_msg_complete_now(const struct vaced_msg *m, uint64_t bytes);

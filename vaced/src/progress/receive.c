@@ -7,7 +7,7 @@
 #include "progress/receive.h"
 #include "report/awaited.h"
 #include "report/breakdown.h"
-#include "report/trace.h"
+#include "report/trace_path.h"
 
 /* The receiver's CPU work for one message: its overhead and the copy out. */
 static vaced_time_t recv_work(uint64_t bytes)

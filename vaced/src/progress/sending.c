@@ -12,7 +12,8 @@
 #include "progress/sending.h"
 #include "report/awaited.h"
 #include "report/breakdown.h"
-#include "report/trace.h"
+#include "report/trace_msgs.h"
+#include "report/trace_path.h"
 
 /* MPICH's call reaches it through entry/entry_packets.c, which logs it
  * in a record. */

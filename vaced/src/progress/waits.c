@@ -5,11 +5,6 @@
 #include "progress/waits.h"
 #include "progress/early_queue.h"
 #include "report/awaited.h"
-#include "job/state_slot.h"
-
-static struct vaced_progress progress_live;
-struct vaced_progress *vaced_progress_st = &progress_live;
-VACED_STATE_SLOT(vaced_progress_slot, vaced_progress_st, progress_live);
 
 /* Not the wait history's ring: an entry is written before it is read, and
  * a replay starting many ranks would zero it for nothing. */

@@ -11,7 +11,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include "vaced.h"
-#include "replay/log_reader.h"
+#include "record/log_reader.h"
 
 /* CH3 sends a message eager when its payload and the eager packet's
  * header (sizeof(MPIDI_CH3_Pkt_eager_send_t) with the target-time field,

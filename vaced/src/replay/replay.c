@@ -20,8 +20,8 @@
 #include "report/breakdown.h"
 #include "report/report.h"
 #include "replay/late_reads.h"
-#include "replay/log_reader.h"
-#include "replay/log_known.h"
+#include "record/log_reader.h"
+#include "record/log_known.h"
 #include "replay/protocol.h"
 #include "replay/ranks.h"
 #include "replay/replay.h"
@@ -62,13 +62,13 @@ static struct vaced_msg *msg(struct rank_run *r, uint32_t id)
     return vaced_rank_msg(r, id);
 }
 
-static vaced_time_t eval(struct rank_run *r, const struct vaced_log_event *e)
+/* The target time t names, for the event at `offset`. */
+static inline vaced_time_t eval_time(struct rank_run *r, const struct vaced_log_time *t, size_t offset)
 {
-    const struct vaced_log_time *t = &e->time;
     switch (t->src) {
         case VACED_SRC_RAW:
             if (!rp.same_target)
-                vaced_replay_diverged(DIV_RAW, e->offset);
+                vaced_replay_diverged(DIV_RAW, offset);
             return t->t;
         case VACED_SRC_SENT_TA: return r->last.sent_ta;
         case VACED_SRC_SENT_TR: return r->last.sent_tr;
@@ -81,11 +81,25 @@ static vaced_time_t eval(struct rank_run *r, const struct vaced_log_event *e)
     }
 }
 
+static vaced_time_t eval(struct rank_run *r, const struct vaced_log_event *e)
+{
+    return eval_time(r, &e->time, e->offset);
+}
+
 /* The clock's measurements, read where the clock asks for them (the
  * load checked every event: vaced_log_next_known). */
 static int next_measurement(int op, struct vaced_log_event *e)
 {
     struct rank_run *r = vaced_ranks_current();
+    size_t *pos = r->cursor;
+    const unsigned char *d = r->log.data;
+    if (*pos < r->log.body_end && d[*pos] == op) {     /* the fields its callers read */
+        uint32_t second = op == VACED_OP_SEGMENT ? VACED_LOG_COLDNESS : VACED_LOG_OVERSUBSCRIBED;
+        e->offset = (*pos)++;
+        e->value = vaced_known_u(d, pos);
+        e->bits = r->log.flags & second ? vaced_known_u(d, pos) : 0;
+        return 0;
+    }
     int got = vaced_log_next_known(&r->log, r->cursor, e);
     if (got == 0 || e->op != op)
         return vaced_replay_fail("%s: offset %zu: the record is out of step with the model here "
@@ -258,13 +272,13 @@ static void check_pending_firsts(void)
 /* Whether a message's DATA would go by the other protocol on this target
  * (a ready send, eager whatever its size, never does), where protocol.c
  * does not re-time it so. */
-static int protocol_changes(const struct rank_run *r, const struct vaced_log_event *e)
+static inline int protocol_changes(const struct rank_run *r, int kind, uint64_t bytes)
 {
-    int eager = e->kind == VACED_PKT_EAGER || e->kind == VACED_PKT_EAGER_SYNC;
-    if (!eager && e->kind != VACED_PKT_RNDV_DATA)
+    int eager = kind == VACED_PKT_EAGER || kind == VACED_PKT_EAGER_SYNC;
+    if (!eager && kind != VACED_PKT_RNDV_DATA)
         return 0;
-    int fits_then = e->bytes + VACED_EAGER_HEADER <= r->log.eager_threshold;
-    int fits_now = e->bytes + VACED_EAGER_HEADER <= rp.eager_threshold;
+    int fits_then = bytes + VACED_EAGER_HEADER <= r->log.eager_threshold;
+    int fits_now = bytes + VACED_EAGER_HEADER <= rp.eager_threshold;
     return eager ? fits_then && !fits_now : !fits_then && fits_now;
 }
 
@@ -282,9 +296,35 @@ static int defer_first(struct rank_run *r, const struct vaced_log_event *e)
     return 0;
 }
 
+/* The calls of the opcodes with more than one, shared by execute and
+ * run_plain's decoding in place. */
+
+/* PKT_SENT: whether its stamp goes to the peer (vaced_stamp_push). */
+static inline int sent(struct rank_run *r, int peer, int kind, uint64_t bytes, size_t offset)
+{
+    vaced_time_t tr;
+    if (protocol_changes(r, kind, bytes))
+        vaced_replay_diverged(DIV_PROTOCOL, offset);
+    r->last.sent_ta = vaced_packet_sent(peer, kind, bytes, &tr);
+    r->last.sent_tr = tr;
+    return stamped(kind) && peer >= 0;
+}
+
+/* PKT_RECV: the protocol change its stamp starts (-1: none). */
+static inline int32_t received(struct rank_run *r, int peer, int kind, uint64_t bytes, int flag)
+{
+    int32_t conv = -1;
+    vaced_time_t t = flag && peer >= 0 ? vaced_stamp_pop(r, peer, &conv) : VACED_TIME_UNSET;
+    if (conv >= 0)      /* eager on the record, an RTS here (protocol.c) */
+        r->last.handled = vaced_packet_received(peer, VACED_PKT_RTS, 0, &t);
+    else
+        r->last.handled = vaced_packet_received(peer, kind, bytes, flag ? &t : NULL);
+    r->last.recv_ta = t;
+    return conv;
+}
+
 static int execute(struct rank_run *r, const struct vaced_log_event *e)
 {
-    vaced_time_t t, tr;
     struct vaced_log_event instead;
     if (r->cv && vaced_conv_event(r, e))
         return vaced_replay_failed() ? -1 : 0;
@@ -300,22 +340,11 @@ static int execute(struct rank_run *r, const struct vaced_log_event *e)
         case VACED_OP_END_ACT: vaced_activity_end(); break;
         case VACED_OP_SLEEP: vaced_clock_sleep((vaced_time_t)e->value); break;
         case VACED_OP_PKT_SENT:
-            if (protocol_changes(r, e))
-                vaced_replay_diverged(DIV_PROTOCOL, e->offset);
-            t = vaced_packet_sent(e->peer, e->kind, e->bytes, &tr);
-            r->last.sent_ta = t;
-            r->last.sent_tr = tr;
-            if (stamped(e->kind) && e->peer >= 0)
-                return vaced_stamp_push(vaced_ranks_self(r), e->peer, t, -1);
+            if (sent(r, e->peer, e->kind, e->bytes, e->offset))
+                return vaced_stamp_push(vaced_ranks_self(r), e->peer, r->last.sent_ta, -1);
             break;
         case VACED_OP_PKT_RECV: {
-            int32_t conv = -1;
-            t = e->flag && e->peer >= 0 ? vaced_stamp_pop(r, e->peer, &conv) : VACED_TIME_UNSET;
-            if (conv >= 0)      /* eager on the record, an RTS here (protocol.c) */
-                r->last.handled = vaced_packet_received(e->peer, VACED_PKT_RTS, 0, &t);
-            else
-                r->last.handled = vaced_packet_received(e->peer, e->kind, e->bytes, e->flag ? &t : NULL);
-            r->last.recv_ta = t;
+            int32_t conv = received(r, e->peer, e->kind, e->bytes, e->flag);
             if (r->cv)
                 vaced_conv_read(r, e, conv);
             break;
@@ -395,12 +424,207 @@ static int execute(struct rank_run *r, const struct vaced_log_event *e)
     return vaced_replay_failed() ? -1 : 0;
 }
 
+/* run_rank for a rank that changes no message's protocol (no r->cv, no
+ * r->ep): each common event's arguments read where its call is made, one
+ * dispatch an event; the others decoded whole and issued by execute.  The
+ * position is stored before each call: the clock reads its measurements
+ * at *r->cursor, and a fired response may move it. */
+static int run_plain(struct rank_run *r)
+{
+    const unsigned char *d = r->log.data;
+    const size_t end = r->log.body_end;
+    while (!r->done && !vaced_replay_failed()) {
+        size_t at = r->pos, pos = at;
+        uint64_t m, k, b, f, g;
+        struct vaced_log_time t = { 0 };
+        if (at >= end)
+            return vaced_replay_fail("%s: offset %zu: the record ends before MPI_Finalize", r->log.path, at);
+        /* the lines ahead: the ranks' files are read in turns, which the
+         * hardware's prefetching misses (an integer address: it may lie
+         * past the file's end) */
+        __builtin_prefetch((const void *)((uintptr_t)d + at + 128));
+        r->cursor = &r->pos;
+        switch (d[pos++]) {
+            case VACED_OP_BEGIN:
+                r->pos = pos;
+                vaced_activity_begin();
+                break;
+            case VACED_OP_END_ACT:
+                r->pos = pos;
+                vaced_activity_end();
+                break;
+            case VACED_OP_MSG_INIT:
+                r->pos = pos;
+                vaced_rank_new_msg(r, at);
+                break;
+            case VACED_OP_WAIT_BEGIN:
+                r->pos = pos;
+                vaced_wait_begin();
+                break;
+            case VACED_OP_WAIT_END:
+                r->pos = pos;
+                vaced_wait_end();
+                break;
+            case VACED_OP_HANDLE_END:
+                r->pos = pos;
+                vaced_handle_end();
+                break;
+            case VACED_OP_RESPOND_END:
+                r->pos = pos;
+                vaced_respond_end();
+                break;
+            case VACED_OP_POLL:
+                r->pos = pos;
+                vaced_poll();
+                break;
+            case VACED_OP_TEST_FAILED:
+                r->pos = pos;
+                vaced_test_failed();
+                break;
+            case VACED_OP_COLL_BEGIN:
+                r->pos = pos;
+                vaced_breakdown_collective_begin();
+                break;
+            case VACED_OP_COLL_END:
+                r->pos = pos;
+                vaced_breakdown_collective_end();
+                break;
+            case VACED_OP_SITE:
+                vaced_known_u(d, &pos);
+                r->pos = pos;
+                break;
+            case VACED_OP_SLEEP:
+                m = vaced_known_u(d, &pos);
+                r->pos = pos;
+                vaced_clock_sleep((vaced_time_t)m);
+                break;
+            case VACED_OP_PKT_SENT: {
+                uint64_t v = vaced_known_u(d, &pos);
+                int peer = (int)((int64_t)(v >> 1) ^ -(int64_t)(v & 1));
+                k = vaced_known_u(d, &pos);
+                b = vaced_known_u(d, &pos);
+                r->pos = pos;
+                /* the peer's queue of stamps from this rank, which the
+                 * push after the model's call writes: cold by now */
+                if (peer >= 0)
+                    __builtin_prefetch(&vaced_ranks_get(peer)->in[vaced_ranks_self(r)], 1);
+                if (sent(r, peer, (int)k, b, at))
+                    vaced_stamp_push(vaced_ranks_self(r), peer, r->last.sent_ta, -1);
+                break;
+            }
+            case VACED_OP_PKT_RECV: {
+                uint64_t v = vaced_known_u(d, &pos);
+                int peer = (int)((int64_t)(v >> 1) ^ -(int64_t)(v & 1));
+                k = vaced_known_u(d, &pos);
+                b = vaced_known_u(d, &pos);
+                f = vaced_known_u(d, &pos);
+                if (f && peer >= 0 && !vaced_stamp_ready(r, peer)) {
+                    r->blocked_on = peer;       /* r->pos stays at the event */
+                    return 0;
+                }
+                r->pos = pos;
+                received(r, peer, (int)k, b, (int)f);
+                break;
+            }
+            case VACED_OP_HANDLE_BEGIN:
+                vaced_known_time(d, &pos, &t);
+                r->pos = pos;
+                vaced_handle_begin(eval_time(r, &t, at));
+                break;
+            case VACED_OP_WAIT_COMPLETE:
+                vaced_known_time(d, &pos, &t);
+                r->pos = pos;
+                vaced_wait_complete(eval_time(r, &t, at));
+                break;
+            case VACED_OP_PROBE_FOUND:
+                vaced_known_time(d, &pos, &t);
+                r->pos = pos;
+                vaced_probe_found(eval_time(r, &t, at));
+                break;
+            case VACED_OP_COMPLETE_BY:
+                m = vaced_known_u(d, &pos);
+                vaced_known_time(d, &pos, &t);
+                r->pos = pos;
+                vaced_msg_complete_by(msg(r, (uint32_t)m), eval_time(r, &t, at));
+                break;
+            case VACED_OP_ARRIVED:
+                m = vaced_known_u(d, &pos);
+                k = vaced_known_u(d, &pos);
+                vaced_known_time(d, &pos, &t);
+                b = vaced_known_u(d, &pos);
+                r->pos = pos;
+                vaced_msg_arrived(msg(r, (uint32_t)m), (int)k, eval_time(r, &t, at), b);
+                break;
+            case VACED_OP_POSTED:
+                m = vaced_known_u(d, &pos);
+                f = vaced_known_u(d, &pos);
+                r->pos = pos;
+                vaced_msg_posted(msg(r, (uint32_t)m), (int)f);
+                break;
+            case VACED_OP_FOUND: {
+                m = vaced_known_u(d, &pos);
+                uint32_t from = (uint32_t)vaced_known_u(d, &pos);
+                k = vaced_known_u(d, &pos);
+                f = vaced_known_u(d, &pos);
+                b = vaced_known_u(d, &pos);
+                g = vaced_known_u(d, &pos);
+                r->pos = pos;
+                vaced_msg_found(msg(r, (uint32_t)m), from ? msg(r, from) : NULL, (int)k, (int)f, b,
+                                (int)g);
+                break;
+            }
+            case VACED_OP_COMPLETE_NOW:
+                m = vaced_known_u(d, &pos);
+                b = vaced_known_u(d, &pos);
+                g = vaced_known_u(d, &pos);
+                r->pos = pos;
+                if (vaced_msg_complete_now(msg(r, (uint32_t)m), b) != (int)g)
+                    vaced_replay_diverged(DIV_TEST, at);
+                break;
+            case VACED_OP_REPORT:
+                m = vaced_known_u(d, &pos);
+                b = vaced_known_u(d, &pos);
+                r->pos = pos;
+                vaced_msg_report(msg(r, (uint32_t)m), b);
+                break;
+            case VACED_OP_DONE:
+                m = vaced_known_u(d, &pos);
+                b = vaced_known_u(d, &pos);
+                r->pos = pos;
+                vaced_msg_done(msg(r, (uint32_t)m), b);
+                break;
+            case VACED_OP_PARKS:
+                vaced_known_time(d, &pos, &t);
+                f = vaced_known_u(d, &pos);
+                g = vaced_known_u(d, &pos);
+                r->pos = pos;
+                if (vaced_parks(eval_time(r, &t, at), (int)f) != (int)g)
+                    vaced_replay_diverged(DIV_PARK, at);
+                break;
+            default: {          /* the rarer events, and those out of place */
+                struct vaced_log_event e;
+                vaced_log_known_inline(&r->log, &r->pos, &e);
+                if (needs_packet(r, &e)) {
+                    r->pos = at;
+                    r->blocked_on = e.peer;
+                    return 0;
+                }
+                execute(r, &e);
+                break;
+            }
+        }
+    }
+    return vaced_replay_failed() ? -1 : 0;
+}
+
 /* Runs rank r until it ends or needs a packet not sent yet. */
 static int run_rank(struct rank_run *r)
 {
     struct vaced_log_event e;
     vaced_ranks_set_current(r);
     vaced_rank_state_bind(r->state);
+    if (!r->cv && !r->ep)
+        return run_plain(r);
     while (!r->done && !vaced_replay_failed()) {
         size_t at = r->pos;
         if (!vaced_log_known_inline(&r->log, &r->pos, &e))

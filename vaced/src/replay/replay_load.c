@@ -4,7 +4,6 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
-#include <stdarg.h>
 #include <stdatomic.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -14,134 +13,8 @@
 #include "sim/sim.h"
 #include "sim/rank_state.h"
 #include "replay/replay_load.h"
-#include "replay/uniform.h"
-
-static int fail(char *err, size_t len, const char *fmt, ...)
-{
-    va_list ap;
-    va_start(ap, fmt);
-    vsnprintf(err, len, fmt, ap);
-    va_end(ap);
-    return -1;
-}
-
-/* Appends segment e to r's (uniform computation's) list. */
-static int keep_segment(struct rank_run *r, const struct vaced_log_event *e, size_t *cap)
-{
-    if (r->nseg == *cap) {
-        *cap = *cap ? 2 * *cap : 256;
-        size_t *off = realloc(r->seg_off, *cap * sizeof *off);
-        if (!off)
-            return -1;
-        r->seg_off = off;
-        uint64_t *ps = realloc(r->seg_ps, *cap * sizeof *ps);
-        if (!ps)
-            return -1;
-        r->seg_ps = ps;
-    }
-    r->seg_off[r->nseg] = e->offset;
-    r->seg_ps[r->nseg++] = e->value;
-    return 0;
-}
-
-/* Checks every event of rank r's record once, counting its messages and
- * finding its fire blocks, so the replay never meets a bad one midway;
- * with `segments`, keeps its compute segments and hashes its sequence of
- * calls for uniform.c. */
-static int survey(struct rank_run *r, int segments, char *err, size_t len)
-{
-    struct vaced_log_event batch[64];
-    char why[512];
-    size_t pos = r->log.body;
-    uint64_t events = 0, defers = 0;
-    size_t open_at[64], seg_cap = 0;
-    uint32_t open_id[64];
-    int depth = 0, ended = 0;
-    int got;
-    struct vaced_call_seq calls;
-    vaced_call_seq_start(&calls);
-    size_t nb;
-    do {
-        nb = vaced_log_next_events(&r->log, &pos, batch, 64, &got, why, sizeof why);
-        for (size_t k = 0; k < nb; k++) {
-            const struct vaced_log_event *e = &batch[k];
-            events++;
-            if (segments)
-                vaced_call_seq_add(&calls, e);
-            /* vaced_sim_end measures the last segment and fires what is parked */
-            if (ended && depth == 0 && e->op != VACED_OP_SEGMENT && e->op != VACED_OP_FIRE_BEGIN)
-                return fail(err, len, "%s: offset %zu: event %d after MPI_Finalize began", r->log.path,
-                             e->offset, e->op);
-            /* (0 names no message: never above the count) */
-            uint32_t named = e->msg > e->from ? e->msg : e->from;
-            if ((named > e->time.msg ? named : e->time.msg) > r->nmsgs)
-                return fail(err, len, "%s: offset %zu: message %u named before it was made",
-                            r->log.path, e->offset, e->msg > r->nmsgs ? e->msg :
-                            e->from > r->nmsgs ? e->from : e->time.msg);
-            if (e->op == VACED_OP_PICK || e->op == VACED_OP_FIRST) {
-                size_t at = (size_t)e->bits;
-                for (uint64_t i = 0; i < e->value; i++)
-                    if (vaced_log_list_item(&r->log, &at) > r->nmsgs ||
-                        (e->op == VACED_OP_FIRST && (vaced_log_list_bytes(&r->log, &at), 0)))
-                        return fail(err, len, "%s: offset %zu: a candidate named before it was made",
-                                     r->log.path, e->offset);
-            }
-            if (segments && e->op == VACED_OP_SEGMENT && keep_segment(r, e, &seg_cap))
-                return fail(err, len, "out of memory for the uniform computation");
-            if (e->op == VACED_OP_MSG_INIT) {
-                r->nmsgs++;
-                continue;
-            }
-            if (e->op != VACED_OP_DEFER && e->op != VACED_OP_SIM_END &&
-                e->op != VACED_OP_FIRE_BEGIN && e->op != VACED_OP_FIRE_END)
-                continue;           /* most events: a test a branch predictor gets right */
-            switch (e->op) {
-                case VACED_OP_DEFER: defers++; break;
-                case VACED_OP_SIM_END: ended = 1; break;
-                case VACED_OP_FIRE_BEGIN:
-                    if (e->value == 0 || e->value > defers || depth == 64)
-                        return fail(err, len, "%s: offset %zu: parked response %llu fires before it was parked",
-                                     r->log.path, e->offset, (unsigned long long)e->value);
-                    open_at[depth] = e->offset;
-                    open_id[depth++] = (uint32_t)e->value;
-                    break;
-                case VACED_OP_FIRE_END:
-                    if (depth == 0)
-                        return fail(err, len, "%s: offset %zu: the end of a parked response that did not begin",
-                                     r->log.path, e->offset);
-                    depth--;
-                    if (open_id[depth] > r->nfires) {
-                        uint32_t n = open_id[depth] + 16;
-                        struct fire_block *f = realloc(r->fires, n * sizeof *f);
-                        if (!f)
-                            return fail(err, len, "out of memory");
-                        memset(f + r->nfires, 0, (n - r->nfires) * sizeof *f);
-                        r->fires = f;
-                        r->nfires = n;
-                    }
-                    if (r->fires[open_id[depth] - 1].at)
-                        return fail(err, len, "%s: offset %zu: parked response %u fires twice", r->log.path,
-                                     open_at[depth], open_id[depth]);
-                    /* its end: the next event's offset, or where the decoding stopped */
-                    size_t end = k + 1 < nb ? batch[k + 1].offset : got == 1 ? pos : batch[nb].offset;
-                    r->fires[open_id[depth] - 1] = (struct fire_block){ open_at[depth], end, 0 };
-                    break;
-            }
-        }
-    } while (got == 1);
-    if (got < 0)
-        return fail(err, len, "%s", why);
-    r->calls = calls.hash;
-    if (depth)
-        return fail(err, len, "%s: offset %zu: a parked response's calls do not end", r->log.path, open_at[depth - 1]);
-    if (!ended)
-        return fail(err, len, "%s: offset %zu: the record ends before MPI_Finalize", r->log.path, pos);
-    if (events != r->log.events)
-        return fail(err, len, "%s: offset %zu: the trailer counts %llu events, the file has %llu",
-                    r->log.path, r->log.body_end, (unsigned long long)r->log.events,
-                    (unsigned long long)events);
-    return 0;
-}
+#include "replay/survey.h"
+#include "record/fail.h"
 
 /* One rank's file, opened, checked against its place and surveyed;
  * its first failure, if any, in err. */
@@ -158,19 +31,19 @@ static void load_rank(const char *dir, struct load_job *j)
     snprintf(path, sizeof path, "%s/rank-%06d.vlog", dir, j->rank);
     j->failed = 1;
     if (vaced_log_open(&r->log, path, why, sizeof why)) {
-        fail(j->err, sizeof j->err, "%s (the record has %d ranks)", why, j->size);
+        vaced_fail(j->err, sizeof j->err, "%s (the record has %d ranks)", why, j->size);
         return;
     }
     if ((int)r->log.ranks != j->size || (int)r->log.rank != j->rank) {
-        fail(j->err, sizeof j->err, "%s: offset 12: rank %u of %u, in a record of %d ranks", path,
+        vaced_fail(j->err, sizeof j->err, "%s: offset 12: rank %u of %u, in a record of %d ranks", path,
              r->log.rank, r->log.ranks, j->size);
         return;
     }
-    if (survey(r, j->segments, j->err, sizeof j->err))
+    if (vaced_survey(r, j->segments, j->err, sizeof j->err))
         return;
     r->in = calloc((size_t)j->size, sizeof *r->in);
     if (!r->in) {
-        fail(j->err, sizeof j->err, "out of memory for rank %d", j->rank);
+        vaced_fail(j->err, sizeof j->err, "out of memory for rank %d", j->rank);
         return;
     }
     r->pos = r->log.body;
@@ -265,14 +138,14 @@ int vaced_replay_load(const char *dir, int segments, int loaders, struct rank_ru
     *size = 0;
     snprintf(path, sizeof path, "%s/rank-%06d.vlog", dir, 0);
     if (vaced_log_open(&first, path, why, sizeof why))
-        return fail(err, len, "%s", why);
+        return vaced_fail(err, len, "%s", why);
     int n = (int)first.ranks;   /* at most VACED_LOG_MAX_RANKS: vaced_log_open checks */
     vaced_log_close(&first);
     for (int i = 1; i < n; i++) {       /* all there before anything is allocated */
         struct stat st;
         snprintf(path, sizeof path, "%s/rank-%06d.vlog", dir, i);
         if (stat(path, &st) != 0)
-            return fail(err, len, "%s: %s (the record has %d ranks)", path, strerror(errno), n);
+            return vaced_fail(err, len, "%s: %s (the record has %d ranks)", path, strerror(errno), n);
     }
     struct rank_run *rs = calloc((size_t)n, sizeof *rs);
     struct load_pool pool = { dir, calloc((size_t)n, sizeof *pool.jobs), n, 0 };
@@ -282,7 +155,7 @@ int vaced_replay_load(const char *dir, int segments, int loaders, struct rank_ru
         free(pool.jobs);
         if (states)
             munmap(states, states_bytes(n));
-        return fail(err, len, "out of memory for %d ranks", n);
+        return vaced_fail(err, len, "out of memory for %d ranks", n);
     }
     for (int i = 0; i < n; i++) {
         pool.jobs[i] = (struct load_job){ .r = &rs[i], .rank = i, .size = n, .segments = segments };
@@ -304,16 +177,16 @@ int vaced_replay_load(const char *dir, int segments, int loaders, struct rank_ru
         if (i && opened && rs[0].log.data &&
             (rs[i].log.target_hash != rs[0].log.target_hash ||
              rs[i].log.eager_threshold != rs[0].log.eager_threshold)) {
-            fail(err, len, "%s: offset 24: recorded on another target than rank 0", rs[i].log.path);
+            vaced_fail(err, len, "%s: offset 24: recorded on another target than rank 0", rs[i].log.path);
             goto bad;
         }
         if (j->failed) {
-            fail(err, len, "%s", j->err);
+            vaced_fail(err, len, "%s", j->err);
             goto bad;
         }
     }
     if (map_msgs(rs, n)) {
-        fail(err, len, "out of memory for the messages of %d ranks", n);
+        vaced_fail(err, len, "out of memory for the messages of %d ranks", n);
         goto bad;
     }
     free(pool.jobs);

@@ -10,7 +10,7 @@
 #include "vaced.h"
 #include "clock/clock.h"
 #include "report/calls.h"
-#include "report/trace.h"
+#include "report/trace_state.h"
 
 #define MPICH_RANGES 8
 

@@ -5,7 +5,7 @@
 #include <string.h>
 #include "clock/vtime.h"
 #include "report/calls.h"
-#include "report/report.h"
+#include "report/json_string.h"
 #include "report/symbolize.h"
 
 static struct vaced_call_row *merged;

@@ -2,6 +2,7 @@
 #include <string.h>
 #include "env/env.h"
 #include "report/report.h"
+#include "report/json_string.h"
 #include "report/breakdown.h"
 #include "report/calls.h"
 
@@ -82,24 +83,6 @@ void vaced_print_breakdown_line(FILE *f, int ranks, const double *all)
                       vaced_term_names[i], total > 0 ? 100 * sum[i] / total : 0.0);
     fprintf(f, "%s\n", line);
     fflush(f);
-}
-
-void vaced_json_string(FILE *f, const char *s)
-{
-    if (!s) {
-        fputs("null", f);
-        return;
-    }
-    fputc('"', f);
-    for (; *s; s++) {
-        if (*s == '"' || *s == '\\')
-            fputc('\\', f);
-        if ((unsigned char) *s < 0x20)
-            fprintf(f, "\\u%04x", (unsigned char) *s);
-        else
-            fputc(*s, f);
-    }
-    fputc('"', f);
 }
 
 int vaced_write_json(const char *path, const struct vaced_job_info *job, const double *all)

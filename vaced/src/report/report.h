@@ -24,8 +24,6 @@ void vaced_print_rank_line(FILE *f, const struct vaced_rank_summary *s, int size
 void vaced_print_job_line(FILE *f, const struct vaced_job_info *job, const double *all);
 /* The breakdown's terms summed over all ranks, each as a share of the sum. */
 void vaced_print_breakdown_line(FILE *f, int ranks, const double *all);
-/* s as a JSON string, escaped; null for NULL. */
-void vaced_json_string(FILE *f, const char *s);
 /* Returns 0, or -1 when the file cannot be written. */
 int vaced_write_json(const char *path, const struct vaced_job_info *job, const double *all);
 

@@ -5,12 +5,8 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include "job/state_slot.h"
 #include "job/job.h"
-
-static struct vaced_trace trace_live;
-struct vaced_trace *vaced_trace_st = &trace_live;
-VACED_STATE_SLOT(vaced_trace_slot, vaced_trace_st, trace_live);
+#include "report/trace_msgs.h"
 
 int vaced_trace_open(int rank)
 {

@@ -14,7 +14,7 @@
  * that completes it can name it (vaced_trace_name). */
 #include <stdlib.h>
 #include <string.h>
-#include "report/trace.h"
+#include "report/trace_msgs.h"
 #include "job/job.h"
 
 static int opens_message(enum vaced_pkt_kind kind)

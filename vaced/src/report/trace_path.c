@@ -4,7 +4,7 @@
  * waited for, so that vaced critical-path can walk back from the slowest
  * rank's end across ranks and split the path by the breakdown's terms
  * exactly as the breakdown splits each rank (docs/critical-path.md). */
-#include "report/trace.h"
+#include "report/trace_path.h"
 
 static void put_time(FILE *f, vaced_time_t t)
 {

@@ -1,14 +1,16 @@
 /* Who hears the clock (clock/clock_observer.h): the recorder logs its
  * calls and measurements, the trace draws its spans, the breakdown and
- * the call tables sum them, and the wildcard bounds answer at activity
- * boundaries, where tV is current. */
+ * the call tables sum them, the wildcard bounds answer at activity
+ * boundaries, where tV is current, and the segment causes (when asked
+ * for) note what each measured segment went through on the host. */
 #include <string.h>
 #include "clock/clock_observer.h"
 #include "progress/wildcard_bounds.h"
 #include "record/record.h"
 #include "report/breakdown.h"
 #include "report/calls.h"
-#include "report/trace.h"
+#include "report/segment_causes.h"
+#include "report/trace_state.h"
 #include "sim/clock_observers.h"
 
 static const enum vaced_log_op call_op[] = {
@@ -39,6 +41,7 @@ static void slept(vaced_time_t t)
 
 static void segment_measured(vaced_time_t seg, double coldness, int canary)
 {
+    vaced_causes_segment_end(vaced_time_to_s(seg));
     if (vaced_recording) {
         uint64_t bits;
         memcpy(&bits, &coldness, sizeof bits);
@@ -71,6 +74,7 @@ static void activity_closed(vaced_time_t start, vaced_time_t end, vaced_time_t c
         if (oversubscribed)
             vaced_rec_u((uint64_t)cold);
     }
+    vaced_causes_segment_start(cold);
     vaced_trace_span("mpi", start, end);
 }
 

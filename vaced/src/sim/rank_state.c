@@ -15,13 +15,13 @@ extern const struct vaced_state_slot vaced_clock_slot, vaced_sim_slot, vaced_pro
 static const struct vaced_state_slot *const slots[] = {
     &vaced_clock_slot,          /* clock/clock.c */
     &vaced_sim_slot,            /* sim/sim.c */
-    &vaced_progress_slot,       /* progress/waits.c */
+    &vaced_progress_slot,       /* progress/progress_state.c */
     &vaced_early_slot,          /* progress/early_queue.c */
     &vaced_send_slot,           /* network/send.c */
     &vaced_peers_slot,          /* progress/peers.c */
     &vaced_matching_slot,       /* progress/matching.c */
     &vaced_bounds_slot,         /* progress/wildcard_bounds.c */
-    &vaced_trace_slot,          /* report/trace.c */
+    &vaced_trace_slot,          /* report/trace_state.c */
     &vaced_breakdown_slot,      /* report/breakdown.c */
     &vaced_awaited_slot,        /* report/awaited.c */
 };

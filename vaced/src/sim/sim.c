@@ -12,6 +12,7 @@
 #include "clock/program_clocks.h"
 #include "network/send.h"
 #include "report/trace.h"
+#include "report/segment_causes.h"
 #include "report/report.h"
 #include "progress/waits.h"
 #include "progress/wildcard_bounds.h"
@@ -25,7 +26,7 @@
 #include "entry/progress_recorder.h"
 /* The one arrow up: a live run may take its computation from a record
  * ($VACED_COMPUTE_FROM), which replay/'s reader decodes. */
-#include "replay/compute_from.h"
+#include "sim/compute_from.h"
 #include "sim/rank_state.h"
 #include "sim/clock_observers.h"
 #include "machine/target.h"
@@ -149,6 +150,7 @@ int vaced_sim_start(int rank, int size, const struct vaced_device *device,
     if (vaced_target_has_coldness(vaced_sim_st->target) && !(canary && !strcmp(canary, "off")))
         vaced_clock_open_canary();
     vaced_trace_open(rank);     /* a trace it cannot write is reported, not fatal */
+    vaced_causes_open(rank);    /* VACED_SEGMENT_CAUSES: what the host did to each segment */
     vaced_bounds_start(device ? device->send_bound : NULL);
     vaced_matching_start(device);
     *eager_threshold = vaced_target_eager_threshold(vaced_sim_st->target);
@@ -210,6 +212,7 @@ void vaced_sim_end(double out[VACED_SUMMARY_LEN])
     if (vaced_running) {
         vaced_activity_begin();                 /* E_end: tV += t2 - t1 */
         vaced_trace_close(vaced_sim_st->rank);
+        vaced_causes_close(vaced_sim_st->rank);
         vaced_fire_parked(INT64_MAX);         /* before connections close */
         vaced_running = 0;
         vaced_sim_st->ended = 1;

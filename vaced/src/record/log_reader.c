@@ -9,8 +9,8 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "vaced.h"
-#include "replay/log_reader.h"
-#include "replay/log_known.h"
+#include "record/log_reader.h"
+#include "record/log_known.h"
 
 static int fail(const struct vaced_log *log, size_t off, char *err, size_t len, const char *fmt, ...)
 {
@@ -52,8 +52,10 @@ static int get_u(const unsigned char *d, size_t *pos, size_t end, uint64_t *v)
 
 /* A file this small is read into the heap: for the kilobytes of a rank
  * of a short program, a mapping and its unmapping cost more than the copy
- * (and a heap block below malloc's mmap threshold is reused). */
-#define SMALL_FILE (128u << 10)
+ * (and a heap block below malloc's mmap threshold is reused).  Above it,
+ * the mapping shares the page cache's pages, where a copy would fault in
+ * and zero as many fresh ones. */
+#define SMALL_FILE (16u << 10)
 
 static int read_small(struct vaced_log *log, int fd)
 {
@@ -463,15 +465,6 @@ int vaced_log_next(const struct vaced_log *log, size_t *pos, struct vaced_log_ev
                    char *err, size_t len)
 {
     return next_checked(log, pos, e, err, len);
-}
-
-size_t vaced_log_next_events(const struct vaced_log *log, size_t *pos, struct vaced_log_event *e,
-                             size_t n, int *got, char *err, size_t len)
-{
-    size_t k = 0;
-    while (k < n && (*got = next_checked(log, pos, &e[k], err, len)) == 1)
-        k++;
-    return k;
 }
 
 int vaced_log_next_known(const struct vaced_log *log, size_t *pos, struct vaced_log_event *e)

@@ -8,8 +8,8 @@
 #include <string.h>
 #include "env/env.h"
 #include "clock/clock.h"
-#include "replay/compute_from.h"
-#include "replay/log_reader.h"
+#include "sim/compute_from.h"
+#include "record/log_reader.h"
 
 static struct {
     struct vaced_log log;

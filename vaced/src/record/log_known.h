@@ -5,7 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
-#include "replay/log_reader.h"
+#include "record/log_reader.h"
 
 /* LEB128 that vaced_log_next accepted: ends before body_end, fits 64 bits. */
 static inline uint64_t vaced_known_u(const unsigned char *d, size_t *pos)

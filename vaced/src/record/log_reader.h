@@ -58,13 +58,6 @@ struct vaced_log_event {
 int vaced_log_next(const struct vaced_log *log, size_t *pos, struct vaced_log_event *e,
                    char *err, size_t len);
 
-/* Up to n events from *pos into e[], as as many vaced_log_next would
- * decode them (one call for many: the load's loop over every event).
- * Returns how many; *got is the last vaced_log_next's answer (1: n were
- * decoded, 0 the trailer, -1 a bad event after them, its reason in err). */
-size_t vaced_log_next_events(const struct vaced_log *log, size_t *pos, struct vaced_log_event *e,
-                             size_t n, int *got, char *err, size_t len);
-
 /* The same for a file whose every event vaced_log_next has accepted (the
  * replay's load checks them all first): decoded again without the
  * checks, the same event.  1, or 0 at the trailer. */
