@@ -10,7 +10,22 @@
 #include <mpi.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
 #include <sys/socket.h>
+
+static int rings(void)
+{
+    char line[512];
+    int n = 0;
+    FILE *f = fopen("/proc/self/maps", "r");
+
+    if (!f)
+        return -1;
+    while (fgets(line, sizeof line, f))
+        n += strstr(line, "/memfd:vaced-ring") != NULL;
+    fclose(f);
+    return n;
+}
 
 static void count(int *unix_n, int *inet_n)
 {
@@ -43,7 +58,7 @@ static void count(int *unix_n, int *inet_n)
 
 int main(int argc, char **argv)
 {
-    int rank, size, before[2], mine[2], lo[2], hi[2], k, out = 1, in;
+    int rank, size, before[2], mine[3], lo[3], hi[3], k, out = 1, in;
 
     count(&before[0], &before[1]);
     MPI_Init(&argc, &argv);
@@ -56,11 +71,12 @@ int main(int argc, char **argv)
     count(&mine[0], &mine[1]);
     mine[0] -= before[0];
     mine[1] -= before[1];
-    MPI_Reduce(mine, lo, 2, MPI_INT, MPI_MIN, 0, MPI_COMM_WORLD);
-    MPI_Reduce(mine, hi, 2, MPI_INT, MPI_MAX, 0, MPI_COMM_WORLD);
+    mine[2] = rings();
+    MPI_Reduce(mine, lo, 3, MPI_INT, MPI_MIN, 0, MPI_COMM_WORLD);
+    MPI_Reduce(mine, hi, 3, MPI_INT, MPI_MAX, 0, MPI_COMM_WORLD);
     if (rank == 0)
-        printf("sockfamily ranks=%d unix_min=%d unix_max=%d inet_min=%d inet_max=%d\n", size, lo[0],
-               hi[0], lo[1], hi[1]);
+        printf("sockfamily ranks=%d unix_min=%d unix_max=%d inet_min=%d inet_max=%d "
+               "rings_min=%d rings_max=%d\n", size, lo[0], hi[0], lo[1], hi[1], lo[2], hi[2]);
     MPI_Finalize();
     return 0;
 }

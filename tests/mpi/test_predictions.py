@@ -21,6 +21,7 @@ import os
 import platform
 import re
 import shutil
+import signal
 import subprocess
 import sys
 import tempfile
@@ -1300,6 +1301,70 @@ def test_faults(exe):
               f"rc={rc} left={left}")
 
 
+def ring_memfds(pids):
+    """The inodes of the same-host rings (memfds, patch 0014) that these
+    processes map or hold a descriptor of."""
+    found = set()
+    for pid in pids:
+        try:
+            with open(f"/proc/{pid}/maps") as f:
+                for line in f:
+                    if "/memfd:vaced-ring" in line:
+                        found.add(int(line.split()[4]))
+            for fd in os.listdir(f"/proc/{pid}/fd"):
+                if os.readlink(f"/proc/{pid}/fd/{fd}").startswith("/memfd:vaced-ring"):
+                    found.add(os.stat(f"/proc/{pid}/fd/{fd}").st_ino)
+        except OSError:
+            pass    # gone meanwhile
+    return found
+
+
+def test_killed_rank_rings(exe):
+    """A rank killed mid-run leaves no shared memory: the kernel frees a
+    memfd with the last descriptor and mapping, so no process may hold the
+    job's rings after it."""
+    mark = f"rings-{os.getpid()}-{time.time()}"
+    env = dict(os.environ, VACED_TARGET="paper-16", VACED_QUIET="all", VACED_TEST_MARK=mark)
+    env.pop("VACED_TRANSPORT", None)        # the default: rings
+    job = subprocess.Popen([os.path.join(BIN, "mpiexec"), "-n", "3", exe, "1000", "1000000"],
+                           stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, env=env)
+
+    def ranks():
+        pids = []
+        for pid in (p for p in os.listdir("/proc") if p.isdigit()):
+            try:
+                with open(f"/proc/{pid}/environ", "rb") as f:
+                    marked = mark.encode() in f.read()
+                with open(f"/proc/{pid}/cmdline", "rb") as f:
+                    rank = f.read().split(b"\0")[0] == exe.encode()
+            except OSError:
+                continue
+            if marked and rank:
+                pids.append(int(pid))
+        return pids
+
+    seen, pids = set(), []
+    deadline = time.time() + 60
+    while time.time() < deadline and job.poll() is None and len(seen) < 2:
+        time.sleep(0.2)
+        pids = ranks()
+        seen = ring_memfds(pids)
+    check("a running job's ranks map their rings (memfds): what the next check looks for",
+          len(seen) >= 2, f"pids={pids} memfds={sorted(seen)}")
+    if pids:
+        os.kill(max(pids), signal.SIGKILL)
+    try:
+        rc = job.wait(timeout=60)
+    except subprocess.TimeoutExpired:
+        job.kill()
+        rc = job.wait()
+    time.sleep(0.5)
+    all_pids = [p for p in os.listdir("/proc") if p.isdigit()]
+    held = seen & ring_memfds(all_pids)
+    check("a rank killed mid-run: the job fails, leaves no process and no shared memory",
+          rc != 0 and not ranks() and not held, f"rc={rc} left={ranks()} held={sorted(held)}")
+
+
 def test_reports(exe):
     """Output format: rank lines, the job line, quiet mode and JSON."""
     rc, out, err = run(4, [exe, "1000", "10"])
@@ -1694,6 +1759,8 @@ def main():
         faults = build("faults", "faults.c")
         if faults:
             test_faults(faults)
+        if pp:
+            test_killed_rank_rings(pp)
         longrun = build("longrun", "longrun.c")
         if longrun:
             test_long_run(longrun)

@@ -3,8 +3,8 @@
 # (tests/netns/lib.sh), Hydra over the "ssh" launcher vaced/tools/netns-launcher,
 # 12 ranks, 4 per host. The prediction must not depend on where the ranks
 # ran: it must equal the single-host run's (and the closed form) within 2%.
-# Same-host peers connect by Unix sockets, the others by TCP (patch
-# 0013). Also checks that the namespaces are always removed (error, signal,
+# Same-host peers connect by Unix sockets carrying shared-memory rings,
+# the others by TCP (patches 0013, 0014). Also checks that the namespaces are always removed (error, signal,
 # SIGKILL leftovers), the launcher's contract and the rank placement.
 # Needs root. Ends with "N passed, M failed"; exits non-zero if any failed.
 # 10-15 s.
@@ -132,16 +132,21 @@ check_run "12 ranks placed 4 per host, each advertising its host's address" test
 [ "$got" = "${want%$'\n'}" ] || sed 's/^/    | /' <<<"$out" | head -n 20
 
 # patch 0013: a rank reaches the 3 others of its host by Unix sockets and
-# the 8 of the other hosts by TCP; VACED_TRANSPORT=tcp: all 11 by TCP
+# the 8 of the other hosts by TCP; VACED_TRANSPORT=tcp: all 11 by TCP.
+# Patch 0014: each same-host connection carries two rings (6 a rank), none
+# with VACED_TRANSPORT=unix.
 out=$(multi -genv VACED_QUIET all -n 12 "$BIN/sockfamily" 2>&1) || true
-check_run "same-host peers over Unix sockets, other hosts over TCP (3 and 8 a rank)" \
-    grep -q '^sockfamily ranks=12 unix_min=3 unix_max=3 inet_min=8 inet_max=8$' <<<"$out"
+check_run "same-host peers over Unix sockets with rings, other hosts over TCP (3, 6 and 8 a rank)" \
+    grep -q '^sockfamily ranks=12 unix_min=3 unix_max=3 inet_min=8 inet_max=8 rings_min=6 rings_max=6$' <<<"$out"
+out=$(multi -genv VACED_QUIET all -genv VACED_TRANSPORT unix -n 12 "$BIN/sockfamily" 2>&1) || true
+check_run "VACED_TRANSPORT=unix: same-host peers over Unix sockets without rings" \
+    grep -q '^sockfamily ranks=12 unix_min=3 unix_max=3 inet_min=8 inet_max=8 rings_min=0 rings_max=0$' <<<"$out"
 out=$(multi -genv VACED_QUIET all -genv VACED_TRANSPORT tcp -n 12 "$BIN/sockfamily" 2>&1) || true
 check_run "VACED_TRANSPORT=tcp: every peer over TCP (11 a rank)" \
-    grep -q '^sockfamily ranks=12 unix_min=0 unix_max=0 inet_min=11 inet_max=11$' <<<"$out"
+    grep -q '^sockfamily ranks=12 unix_min=0 unix_max=0 inet_min=11 inet_max=11 rings_min=0 rings_max=0$' <<<"$out"
 out=$(VACED_QUIET=all "$VACED_BIN/mpiexec" -n 12 "$BIN/sockfamily" 2>&1) || true
-check_run "one host: every peer over Unix sockets (11 a rank)" \
-    grep -q '^sockfamily ranks=12 unix_min=11 unix_max=11 inet_min=0 inet_max=0$' <<<"$out"
+check_run "one host: every peer over Unix sockets with rings (11 and 22 a rank)" \
+    grep -q '^sockfamily ranks=12 unix_min=11 unix_max=11 inet_min=0 inet_max=0 rings_min=22 rings_max=22$' <<<"$out"
 
 # run_pair NAME ARGS...: the same 12-rank job across the hosts and on this
 # host alone; sets out_m, out_s and pred_m, pred_s (the library's JSON)

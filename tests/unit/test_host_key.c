@@ -1,5 +1,6 @@
 /* Unit tests of the same-host link switch and host key
- * (vaced/src/transport/host_key.c): the switch's values, and a key that
+ * (vaced/src/transport/host_key.c): the switch's values (rings, Unix
+ * sockets alone, TCP) and the key's mode, and a key that
  * is stable, shared with a forked child, changed by a new network
  * namespace and never truncated. */
 #define _GNU_SOURCE
@@ -11,19 +12,27 @@
 
 #include "check.h"
 #include "vaced_host.h"
+#include "vaced_link.h"
 
 static void test_switch(void)
 {
+    char shm[256], unix_only[256];
+
     unsetenv("VACED_TRANSPORT");
-    CHECK(vaced_local_links());
+    CHECK(vaced_local_links() && vaced_link_rings());
     setenv("VACED_TRANSPORT", "", 1);
-    CHECK(vaced_local_links());
+    CHECK(vaced_local_links() && vaced_link_rings());
+    setenv("VACED_TRANSPORT", "shm", 1);
+    CHECK(vaced_local_links() && vaced_link_rings());
+    CHECK(vaced_host_key(shm, sizeof shm) == 0);
     setenv("VACED_TRANSPORT", "unix", 1);
-    CHECK(vaced_local_links());
+    CHECK(vaced_local_links() && !vaced_link_rings());
+    CHECK(vaced_host_key(unix_only, sizeof unix_only) == 0);
+    CHECK(strcmp(shm, unix_only) != 0);        /* they would not understand each other */
     setenv("VACED_TRANSPORT", "tcp", 1);
-    CHECK(!vaced_local_links());
+    CHECK(!vaced_local_links() && !vaced_link_rings());
     setenv("VACED_TRANSPORT", "shm?", 1);      /* unknown: TCP, with a note */
-    CHECK(!vaced_local_links());
+    CHECK(!vaced_local_links() && !vaced_link_rings());
     unsetenv("VACED_TRANSPORT");
 }
 

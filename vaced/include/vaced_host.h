@@ -12,13 +12,15 @@
 #include <stddef.h>
 
 /* Non-zero when same-host links are wanted: $VACED_TRANSPORT is unset,
- * empty or "unix"; "tcp" turns them off.  Any other value also means TCP,
- * after one note on stderr. */
+ * empty, "shm" (the links carry shared-memory rings: vaced_link.h) or
+ * "unix" (the socket carries the bytes); "tcp" turns them off.  Any other
+ * value also means TCP, after one note on stderr. */
 int vaced_local_links(void);
 
 /* Writes the key of this rank's kernel and network namespace (the boot's
  * id and the namespace's inode) to buf.  Two ranks with equal keys can
- * reach each other's abstract socket names.  Returns 0, or -1 (buf empty)
+ * reach each other's abstract socket names and speak the same way over
+ * them (the key ends with the mode).  Returns 0, or -1 (buf empty)
  * when either is unreadable or len is too small: the caller then uses
  * TCP only. */
 int vaced_host_key(char *buf, size_t len);

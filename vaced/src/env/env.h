@@ -20,7 +20,8 @@ enum vaced_env {
     VACED_ENV_COMPUTE_FROM,     /* a record whose compute segments a live run takes */
     VACED_ENV_RECORD_SITES,     /* 1: the record names each MPI call's call site */
     VACED_ENV_LOCAL_RANKS,      /* Hydra's: ranks started on this host */
-    VACED_ENV_TRANSPORT,        /* same-host links: unix (default) or tcp */
+    VACED_ENV_TRANSPORT,        /* same-host links: shm (default), unix or tcp */
+    VACED_ENV_RING_KB,          /* a same-host ring's data KiB, a direction */
     VACED_ENV_SEGMENT_CAUSES,   /* the directory of the ranks' segment causes */
     VACED_ENVS
 };
