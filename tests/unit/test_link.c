@@ -233,9 +233,34 @@ static void test_one_process(void)
     close(s[1]);
 }
 
+/* The default ring: 256 KiB while every pair's rings fit in a quarter of
+ * the host, halved until they do, never below 4 KiB. */
+static void test_ring_default(void)
+{
+    const unsigned long long gib = 1ULL << 30;
+    CHECK(vaced_link_ring_default(1, 24 * gib) == 256 << 10);
+    CHECK(vaced_link_ring_default(0, 24 * gib) == 256 << 10);       /* unknown: one */
+    CHECK(vaced_link_ring_default(64, 24 * gib) == 256 << 10);
+    CHECK(vaced_link_ring_default(256, 24 * gib) == 64 << 10);
+    CHECK(vaced_link_ring_default(1024, 24 * gib) == 4 << 10);
+    CHECK(vaced_link_ring_default(4096, 24 * gib) == 4 << 10);      /* the floor */
+    CHECK(vaced_link_ring_default(2, 1 << 20) == 64 << 10);
+    CHECK(vaced_link_ring_default(8, 1 << 20) == 4 << 10);
+    int bad = 0;
+    for (long ranks = 1; ranks <= 4096; ranks = ranks * 3 / 2 + 1)
+        for (unsigned long long host = gib / 4; host <= 512 * gib; host *= 3) {
+            unsigned long long r = vaced_link_ring_default(ranks, host), pairs = ranks * ranks;
+            bad += (r & (r - 1)) != 0 || r < 4096 || r > 256 << 10 ||
+                   (r > 4096 && pairs * r > host / 4) ||               /* over the share */
+                   (r < 256 << 10 && pairs * 2 * r <= host / 4);       /* twice would fit */
+        }
+    CHECK(bad == 0);
+}
+
 int main(void)
 {
     signal(SIGPIPE, SIG_IGN);
+    test_ring_default();
     test_two_processes();
     test_one_process();
     return CHECK_REPORT();

@@ -29,6 +29,12 @@ struct vaced_link;
  * default of $VACED_TRANSPORT ("shm"); "unix" keeps the socket's bytes. */
 int vaced_link_rings(void);
 
+/* A ring's data bytes when $VACED_RING_KB is unset: 256 KiB, halved
+ * (down to 4 KiB) until a ring for every pair of the host's local_ranks
+ * ranks, both ways, fits in a quarter of its host_bytes of memory: a job
+ * whose ranks all talk to each other must not fill the host with rings. */
+size_t vaced_link_ring_default(long local_ranks, unsigned long long host_bytes);
+
 /* This process's doorbell (an eventfd, made on the first call), or -1. */
 int vaced_link_doorbell(void);
 /* Empties the doorbell after a wake-up. */

@@ -21,7 +21,28 @@
  * but a ring's pages all become resident as its bytes wrap around, and a
  * rank has two a peer it talks to. */
 #define LINK_RING_KB_DEFAULT 256
+#define LINK_RING_KB_MIN 4
 #define LINK_RING_KB_MAX 16384
+
+size_t vaced_link_ring_default(long local_ranks, unsigned long long host_bytes)
+{
+    unsigned long long ranks = local_ranks > 1 ? (unsigned long long) local_ranks : 1;
+    unsigned long long fits = host_bytes / 4 / (ranks * ranks) >> 10;
+    size_t kb = LINK_RING_KB_DEFAULT;
+    while (kb > LINK_RING_KB_MIN && kb > fits)
+        kb >>= 1;
+    return kb << 10;
+}
+
+/* The host's share: its memory, and the ranks Hydra started on it. */
+static size_t host_ring_default(void)
+{
+    const char *local = vaced_env(VACED_ENV_LOCAL_RANKS);
+    long pages = sysconf(_SC_PHYS_PAGES), page = sysconf(_SC_PAGESIZE);
+    unsigned long long bytes = pages > 0 && page > 0 ? (unsigned long long) pages * (unsigned long long) page
+                                                     : 1ULL << 30;
+    return vaced_link_ring_default(local && *local ? strtol(local, NULL, 10) : 1, bytes);
+}
 
 static size_t ring_bytes(void)
 {
@@ -30,14 +51,15 @@ static size_t ring_bytes(void)
     unsigned long kb;
 
     if (v == NULL || v[0] == '\0')
-        return (size_t) LINK_RING_KB_DEFAULT << 10;
+        return host_ring_default();
     kb = strtoul(v, &end, 10);
     if (*end != '\0' || kb < 1 || kb > LINK_RING_KB_MAX || (kb & (kb - 1)) != 0) {
         static int noted;
+        size_t fallback = host_ring_default();
         if (!noted++)
             fprintf(stderr, "vaced: VACED_RING_KB=%s is not a power of two from 1 to %d: "
-                    "using %d\n", v, LINK_RING_KB_MAX, LINK_RING_KB_DEFAULT);
-        return (size_t) LINK_RING_KB_DEFAULT << 10;
+                    "using %zu\n", v, LINK_RING_KB_MAX, fallback >> 10);
+        return fallback;
     }
     return (size_t) kb << 10;
 }
