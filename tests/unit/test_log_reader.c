@@ -10,35 +10,13 @@
 #include <string.h>
 
 #include "check.h"
+#include "vlog_body.h"
 #include "record/log_format.h"
 #include "record/log_reader.h"
 
 #define RANKS 4
 #define MAX_PS (1ull << 62)
 #define MAX_BYTES (1ull << 48)
-
-struct buf {
-    unsigned char d[4096];
-    size_t n;
-};
-
-static void put_u(struct buf *b, uint64_t v)
-{
-    do {
-        b->d[b->n++] = (unsigned char)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
-        v >>= 7;
-    } while (v);
-}
-
-static void put_s(struct buf *b, int64_t v)
-{
-    put_u(b, (uint64_t)(v << 1) ^ (uint64_t)(v >> 63));
-}
-
-static void put_op(struct buf *b, int op)
-{
-    b->d[b->n++] = (unsigned char)op;
-}
 
 /* A record's body in memory (the decoder reads only these fields). */
 static struct vaced_log log_of(const struct buf *b, uint32_t flags)
@@ -115,7 +93,7 @@ static void every_op(struct buf *b, uint32_t flags)
 
 static void decodes_every_op(uint32_t flags)
 {
-    struct buf b;
+    struct buf b = { .n = 0 };
     every_op(&b, flags);
     struct vaced_log log = log_of(&b, flags);
     struct vaced_log_event e, k;
@@ -200,7 +178,7 @@ static void refused(const struct buf *b, size_t at, const char *why, uint32_t fl
 
 static void refusals(void)
 {
-    struct buf b;
+    struct buf b = { .n = 0 };
     /* each case: one good event (POLL, offset 0), then the bad one at 1 */
     b.n = 0; put_op(&b, VACED_OP_POLL); put_op(&b, 0);
     REFUSED(1, "unknown event 0");

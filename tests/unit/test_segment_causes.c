@@ -52,14 +52,15 @@ static double cpu_now(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
+static volatile double burnt;   /* kept: the loop is not optimised away */
+
 /* Burns `seconds` of this thread's CPU time. */
 static double burn(double seconds)
 {
-    volatile double x = 0;
     double from = cpu_now();
     while (cpu_now() - from < seconds)
         for (int i = 0; i < 1000; i++)
-            x += i;
+            burnt += i;
     return cpu_now() - from;
 }
 

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "check.h"
+#include "vlog_body.h"
 #include "record/log_format.h"
 #include "replay/survey.h"
 
@@ -18,30 +19,6 @@
 #define MAX_PS (1ull << 62)
 #define MAX_BYTES (1ull << 48)
 #define PAD 80                  /* no-argument events: past the fast way's reach */
-
-struct buf {
-    unsigned char d[8192];
-    size_t n, events;
-};
-
-static void put_u(struct buf *b, uint64_t v)
-{
-    do {
-        b->d[b->n++] = (unsigned char)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
-        v >>= 7;
-    } while (v);
-}
-
-static void put_s(struct buf *b, int64_t v)
-{
-    put_u(b, (uint64_t)(v << 1) ^ (uint64_t)(v >> 63));
-}
-
-static void put_op(struct buf *b, int op)
-{
-    b->d[b->n++] = (unsigned char)op;
-    b->events++;
-}
 
 static void pad(struct buf *b)
 {
