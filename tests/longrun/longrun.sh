@@ -18,7 +18,7 @@
 #     difference).
 #
 #   tests/longrun/longrun.sh                      10^7 messages (about 3-4 minutes on 2 cores)
-#   tests/longrun/longrun.sh --messages 100000    the CI size (a few seconds)
+#   tests/longrun/longrun.sh --messages 1000000   the CI size (seconds)
 #
 # Options:
 #   --messages N     messages in all (default 10000000; a multiple of 10 is exact)
