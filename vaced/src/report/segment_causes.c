@@ -73,9 +73,11 @@ void vaced_causes_write(FILE *f, int rank, const struct vaced_segment_causes *c)
     fputs("]}\n", f);
 }
 
+int vaced_causes_on;
+
 /* The live run's state: one rank a process, never replayed. */
 static struct {
-    int open, cold;
+    int cold;
     char dir[4096];
     struct rusage at;
     double wall_at;
@@ -108,21 +110,18 @@ int vaced_causes_open(int rank)
     }
     memset(&live, 0, sizeof live);
     strcpy(live.dir, dir);
-    live.open = 1;
+    vaced_causes_on = 1;
     mark(0);
     return 0;
 }
 
-void vaced_causes_segment_start(int cold)
+void vaced_causes_mark_start(int cold)
 {
-    if (live.open)
-        mark(cold);
+    mark(cold);
 }
 
-void vaced_causes_segment_end(double cpu_s)
+void vaced_causes_mark_end(double cpu_s)
 {
-    if (!live.open)
-        return;
     struct rusage now;
     getrusage(RUSAGE_THREAD, &now);
     struct vaced_segment_sample s = {
@@ -137,9 +136,9 @@ void vaced_causes_segment_end(double cpu_s)
 
 void vaced_causes_close(int rank)
 {
-    if (!live.open)
+    if (!vaced_causes_on)
         return;
-    live.open = 0;
+    vaced_causes_on = 0;
     char path[sizeof live.dir + 64];
     snprintf(path, sizeof path, "%s/segment-causes.%d.json", live.dir, rank);
     FILE *f = fopen(path, "w");

@@ -48,10 +48,24 @@ void vaced_causes_write(FILE *f, int rank, const struct vaced_segment_causes *c)
 
 /* The live observer: opens when VACED_SEGMENT_CAUSES names a directory
  * (0, or -1 with a message when it cannot be written), then hears where
- * segments start and end; close writes the rank's file. */
+ * segments start and end; close writes the rank's file.  Off, a segment
+ * costs the observer one test of vaced_causes_on, inline. */
+extern int vaced_causes_on;
 int vaced_causes_open(int rank);
-void vaced_causes_segment_start(int cold);
-void vaced_causes_segment_end(double cpu_s);
+void vaced_causes_mark_start(int cold);
+void vaced_causes_mark_end(double cpu_s);
 void vaced_causes_close(int rank);
+
+static inline void vaced_causes_segment_start(int cold)
+{
+    if (__builtin_expect(vaced_causes_on, 0))
+        vaced_causes_mark_start(cold);
+}
+
+static inline void vaced_causes_segment_end(double cpu_s)
+{
+    if (__builtin_expect(vaced_causes_on, 0))
+        vaced_causes_mark_end(cpu_s);
+}
 
 #endif
