@@ -90,7 +90,7 @@ one_run() {
     avail0=$(awk '/^MemAvailable/ { print $2 }' /proc/meminfo)
     env "$@" LD_PRELOAD="$WORK/rankstat.so" RANKSTAT_DIR="$st" \
         /usr/bin/time -f "%e %U %S" -o "$st.time" \
-        "$ROOT/vaced/tools/vaced" run -n "$p" --target "$TOPO" --quiet --json "$st.json" \
+        "$ROOT/vaced/tools/vaced" run -n "$p" --target "$TOPO" --repeat 1 --quiet --json "$st.json" \
         -- "$WORK/ring" "$BYTES" "$laps" > "$log" 2>&1 &
     local job=$!
     # MemAvailable, and the proxy under this job's mpiexec: resident memory, descriptors

@@ -12,6 +12,8 @@ BIN=$ROOT/build/tests/tools          # programs built here
 # shellcheck source=check.sh
 source "$ROOT/tests/tools/check.sh"
 cd "$TMP"
+# one execution a vaced run (the default is two) unless a check asks for more
+export VACED_REPEAT=1
 
 # expect NAME STATUS REGEX CMD...: CMD exits with STATUS and its stdout +
 # stderr match the extended REGEX.  The output is kept in $out.
@@ -74,6 +76,9 @@ expect "--json in a missing directory" 2 'does not exist or is not writable' \
 expect "--vanilla-time not a number" 2 '--vanilla-time needs a time' "$VACED" run "${P[@]}" --vanilla-time abc -- ./marker.sh
 expect "--vanilla-time 0" 2 '--vanilla-time needs a time' "$VACED" run "${P[@]}" --vanilla-time=0 -- ./marker.sh
 expect "--vanilla with --vanilla-time" 2 'not both' "$VACED" run "${P[@]}" --vanilla --vanilla-time 1 -- ./marker.sh
+expect "--repeat 65" 2 '--repeat N: at most 64 executions' "$VACED" run "${P[@]}" --repeat 65 -- ./marker.sh
+expect "VACED_REPEAT not a number" 2 "VACED_REPEAT needs a whole number of at least 1, got 'two'" \
+    env VACED_REPEAT=two "$VACED" run "${P[@]}" -- ./marker.sh
 
 # --- invalid targets (status 1), checked before launching -----------------
 printf 'name = bad\ncores = 4\ncores_per_node = 1\ntopology = hierarchy\ncolour = red\n' >bad.topo
@@ -147,6 +152,29 @@ check_run "run: summary has target, ranks, split, min/mean/max, wall time" \
 check_run "run: JSON keeps the library's fields and adds the run's" \
     test "$(jq_py run1.json 'd["ranks"], len(d["per_rank"]), d["target"], d["command"][1:], d["host_cores"], d["slowdown"], d["host_wall_s"] > 0')" \
     = "2 2 paper-16 ['1000', '50'] None None True"
+
+check_run "run: one execution (VACED_REPEAT=1): no interval, said in the summary" \
+    test "$(jq_py run1.json 'd["prediction_interval_s"]')" = None -a \
+    "$(grep -c '^ *no interval: one execution (--repeat 2 or more gives one)$' run1.out)" -eq 1
+
+# 1b. The default: two executions, each segment the least of its two
+# measurements; their predictions and range in the summary and the JSON.
+st=0
+env -u VACED_REPEAT "$VACED" run -n 2 --target paper-16 --json run1b.json -- "$BIN/pingpong" 1000 50 \
+    >run1b.out 2>run1b.err || st=$?
+check_run "default run: exit status 0, two executions announced" \
+    test "$st" -eq 0 -a "$(grep -cE '^vaced: execution [12] of 2' run1b.err)" -eq 2
+check_run "default run: the first execution's output only" test "$(grep -c '^pingpong bytes=1000' run1b.out)" -eq 1
+check_run "default run: two predictions, the first the library's line, a range that holds them and the estimate" \
+    test "$(jq_py run1b.json 'len(d["predictions_s"]) == 2 and d["repeat"]["executions"] == 2
+and "%.9f" % d["prediction_raw_s"] == "%.9f" % d["predictions_s"][0]
+and d["prediction_interval_s"][0] <= min(d["predictions_s"] + [d["prediction_s"]])
+and d["prediction_interval_s"][1] >= max(d["predictions_s"] + [d["prediction_s"]])')" = True
+library=$(sed -nE 's/^vaced: prediction ([0-9.]+) s on target paper-16 .*/\1/p' run1b.out)
+check_run "default run: prediction_raw_s is the library's line ($library)" \
+    test "$(jq_py run1b.json '"%.9f" % d["prediction_raw_s"]')" = "$library"
+check_run "default run: the summary's rows: the least of 2 executions, executions and range" \
+    grep -qzE "prediction +[0-9.]+ s. +each segment the least of its 2 executions' measurements \(2 of 2 ranks combined\).executions +[0-9.]+, [0-9.]+ s; range" run1b.out
 
 # 2. Quiet, on 1 host core, with progress and a given vanilla time.  The
 # progress line comes once a second: the loop is sized from this host's

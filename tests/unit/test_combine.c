@@ -1,10 +1,10 @@
 /* Unit tests of combining executions (vaced/src/estimate/combine.c): each
- * rank's k-th segment becomes the median of its k-th segments over the
- * executions in which it made the same calls; a rank whose calls differ
- * in one execution is combined from the others; the rest of the record
- * is copied byte for byte and the result is a valid record (trailer,
- * hash) whose segments grow or shrink in their encoding; a record of
- * another job is refused with its path.
+ * rank's k-th segment becomes the median, or the least, of its k-th
+ * segments over the executions in which it made the same calls; a rank
+ * whose calls differ in one execution is combined from the others; the
+ * rest of the record is copied byte for byte and the result is a valid
+ * record (trailer, hash) whose segments grow or shrink in their encoding;
+ * a record of another job is refused with its path.
  *
  * Run: test_combine */
 #include <stdio.h>
@@ -94,7 +94,7 @@ int main(void)
     mkdir(out, 0777);
     struct vaced_combined res;
     char err[2048];
-    CHECK(vaced_combine_records(out, dirs, 3, 0, &res, err, sizeof err) == 0);
+    CHECK(vaced_combine_records(out, dirs, 3, 0, VACED_COMBINE_MEDIAN, &res, err, sizeof err) == 0);
     CHECK(res.ranks == 2 && res.combined == 2 && res.executions_min == 2);
     CHECK(res.segments == 8);
     uint64_t ps[8];
@@ -103,10 +103,18 @@ int main(void)
     CHECK(read_back(out, 1, ps, 8) == 4);      /* the mean of two: executions 1 and 2 */
     CHECK(ps[0] == 105 && ps[1] == 210 && ps[2] == 315 && ps[3] == 5);
 
+    /* the least of each segment's measurements: no stall survives */
+    CHECK(vaced_combine_records(out, dirs, 3, 0, VACED_COMBINE_MIN, &res, err, sizeof err) == 0);
+    CHECK(res.combined == 2 && res.executions_min == 2 && res.segments == 8);
+    CHECK(read_back(out, 0, ps, 8) == 4);
+    CHECK(ps[0] == 10 && ps[1] == 18 && ps[2] == 30 && ps[3] == 5);
+    CHECK(read_back(out, 1, ps, 8) == 4);      /* executions 1 and 2 */
+    CHECK(ps[0] == 100 && ps[1] == 200 && ps[2] == 300 && ps[3] == 5);
+
     /* one execution three times: the same bytes */
     mkdir(self, 0777);
     const char *thrice[3] = { e1, e1, e1 };
-    CHECK(vaced_combine_records(self, thrice, 3, 0, &res, err, sizeof err) == 0);
+    CHECK(vaced_combine_records(self, thrice, 3, 0, VACED_COMBINE_MIN, &res, err, sizeof err) == 0);
     char a[700], b[700];
     snprintf(a, sizeof a, "%s/rank-000001.vlog", self);
     snprintf(b, sizeof b, "%s/rank-000001.vlog", e1);
@@ -115,12 +123,12 @@ int main(void)
     /* another job's record (3 ranks) is refused, named */
     write_record(other, 0, 3, r0[0], 3, 1);
     const char *mixed[2] = { e1, other };
-    CHECK(vaced_combine_records(out, mixed, 2, 0, &res, err, sizeof err) == -1);
+    CHECK(vaced_combine_records(out, mixed, 2, 0, VACED_COMBINE_MIN, &res, err, sizeof err) == -1);
     CHECK(strstr(err, "other/rank-000000.vlog") != NULL && strstr(err, "not an execution") != NULL);
 
     /* a missing execution is refused with the file's name */
     const char *missing[2] = { e1, "/nonexistent-vaced-record" };
-    CHECK(vaced_combine_records(out, missing, 2, 0, &res, err, sizeof err) == -1);
+    CHECK(vaced_combine_records(out, missing, 2, 0, VACED_COMBINE_MIN, &res, err, sizeof err) == -1);
     CHECK(strstr(err, "/nonexistent-vaced-record/rank-000000.vlog") != NULL);
 
     char cmd[700];

@@ -29,6 +29,10 @@ TOOLS = os.path.dirname(os.path.realpath(__file__))
 ROOT = os.path.dirname(os.path.dirname(TOOLS))
 TOPO_DIR = os.path.join(ROOT, "topo")
 VACED_PREFIX = os.path.join(ROOT, "install", "vaced")
+# vaced run's executions: two, each segment the least of its two
+# measurements, halve the spread of single ones at twice the host time
+# (results/segment-noise.md, section 7)
+DEFAULT_REPEAT = 2
 VANILLA_PREFIX = os.path.join(ROOT, "install", "vanilla")
 RANK_LINE = re.compile(rb"^vaced: rank \d+ of \d+: predicted ")
 
@@ -38,7 +42,7 @@ usage: vaced run -n P --target T [options] -- PROGRAM [ARGS...]
        vaced calibrate --name NAME --output FILE [options]
        vaced replay DIR --target T [--json FILE] [--quiet] [--uniform-compute]
        vaced sweep DIR --target T --vary KEY=V1,V2,... [--targets T1,T2,...] [options]
-       vaced combine [--wake-up] OUT_DIR RECORD_DIR [RECORD_DIR...]
+       vaced combine [--wake-up] [--median] OUT_DIR RECORD_DIR [RECORD_DIR...]
        vaced export-simgrid T -n P [-o DIR]
        vaced otf2 TRACE_DIR OUT_DIR
        vaced report DIR --json FILE [--trace TRACE_DIR]
@@ -59,8 +63,9 @@ VACED's patched MPICH on this host (docs/usage.md).
                  another target, without running the program again
                  (docs/replay.md)
   combine        several recorded executions as one record, each segment
-                 their median; --wake-up first takes the wake-up penalty
-                 out (vaced-combine; docs/replay.md#repeated-executions)
+                 the least of its measurements (--median: their median);
+                 --wake-up first takes the wake-up penalty out
+                 (vaced-combine; docs/replay.md#repeated-executions)
   sweep          replay such a record on variants of a target (keys varied
                  over values, other targets) and tabulate the predictions
                  and each key's effect (vaced/tools/vaced_sweep.py)
@@ -126,15 +131,19 @@ compute/communication split, min/mean/max over ranks and the host wall time.
                      prediction, without the host's measurement noise
                      carried along exchanges, for programs whose ranks do
                      the same work (docs/replay.md)
-  --repeat N         run the program N times (a deterministic program),
-                     recording each execution, and predict from their
-                     combination: each rank's k-th compute segment re-timed
-                     as the median of its N measurements, so that one
-                     execution's stalls do not decide it while each rank's
-                     own work stays.  The JSON adds every execution's
-                     prediction (predictions_s) and their range
+  --repeat N         run the program N times (default 2, or $VACED_REPEAT;
+                     a deterministic program), recording each execution,
+                     and predict from their combination: each rank's k-th
+                     compute segment re-timed as the least of its N
+                     measurements (the host only ever adds to a segment),
+                     so that one execution's stalls do not decide it while
+                     each rank's own work stays.  The summary and the JSON
+                     give every execution's prediction (predictions_s) and
+                     their range with the combination's
                      (prediction_interval_s).  Only the first execution's
-                     output is shown; --trace traces the first execution
+                     output is shown; --trace traces the first execution.
+                     --repeat 1: one execution, its library line, no
+                     interval
   --wake-up          also take the wake-up penalty out of the computation
                      (records the run, corrects each cold segment, replays):
                      on a host with more ranks than cores a rank that slept
@@ -145,10 +154,11 @@ compute/communication split, min/mean/max over ranks and the host wall time.
                      cold segments' share of the computation, the share
                      taken off, the share it could not correct)
 
-With --repeat or --wake-up, prediction_s is the estimate's (the replay of
-the corrected or combined record, which --record DIR then receives) and
-prediction_raw_s the library's line of the first execution; the traces,
-critical path and report describe the first execution as measured.
+With two or more executions or --wake-up, prediction_s is the estimate's
+(the replay of the corrected or combined record, which --record DIR then
+receives) and prediction_raw_s the library's line of the first execution;
+the traces, critical path and report describe the first execution as
+measured.
 
   --vanilla-time S   the program's runtime in seconds without VACED: the
                      summary adds slowdown = host wall time / S
@@ -449,10 +459,14 @@ def check_run_options(o):
     for opt in ("--otf2", "--report"):     # checked when written: the prediction comes first
         if opt in o:
             o[opt] = os.path.abspath(o[opt])
-    if "--repeat" in o:
-        o["--repeat"] = positive_int("--repeat", o["--repeat"])
-        if o["--repeat"] > 64:
-            raise Usage("--repeat N: at most 64 executions")
+    if "--repeat" not in o:
+        o["--repeat"] = os.environ.get("VACED_REPEAT") or str(DEFAULT_REPEAT)
+        where = "VACED_REPEAT" if os.environ.get("VACED_REPEAT") else "--repeat"
+    else:
+        where = "--repeat"
+    o["--repeat"] = positive_int(where, o["--repeat"])
+    if o["--repeat"] > 64:
+        raise Usage(f"{where} N: at most 64 executions")
     if "--vanilla-time" in o:
         try:
             o["--vanilla-time"] = float(o["--vanilla-time"])
@@ -580,10 +594,14 @@ def summary_table(data, o, wall, vanilla):
     rep = data.get("repeat")
     if rep:
         lo, hi = data["prediction_interval_s"]
-        rows += [("", f"median of {rep['executions']} executions' segments ({rep['combined_ranks']} of "
-                      f"{data['ranks']} ranks combined)"),
+        rows += [("", f"each segment the least of its {rep['executions']} executions' measurements "
+                      f"({rep['combined_ranks']} of {data['ranks']} ranks combined)"),
                  ("executions", ", ".join(f"{p:.6f}" for p in data["predictions_s"])
                   + f" s; range {lo:.6f}-{hi:.6f} s ({100 * (hi - lo) / data['prediction_s']:.1f} %)")]
+    elif o["--repeat"] == 1:
+        rows.append(("", "no interval: one execution (--repeat 2 or more gives one)"))
+    else:
+        rows.append(("", "no interval: the executions were not combined (see above)"))
     rows += [
         ("target", f"{data['target']} ({data['target_file']})"),
         ("ranks", str(data["ranks"])),
@@ -706,7 +724,7 @@ def cmd_run(argv):
         vanilla = (o["--vanilla-time"], "given")
     elif o.get("--vanilla"):
         vanilla = (time_vanilla(o), "measured")
-    repeat = o.get("--repeat", 1)
+    repeat = o["--repeat"]
     tmpdir = tempfile.mkdtemp(prefix="vaced-run.")
     env = dict(vaced_jobsize.rank_env(os.environ), VACED_TARGET=os.path.abspath(o["target_path"]), VACED_QUIET="0")
     env.pop("VACED_OTF2", None)         # the front end's, not the library's
@@ -750,6 +768,7 @@ def cmd_run(argv):
         if estimate and status == 0:
             outputs_failed = not add_estimate(data, executions, record_dir, o["target_path"], tmpdir,
                                               wake_up=o.get("--wake-up", False))
+        data.setdefault("prediction_interval_s", None)
         if trace_dir:
             add_critical_path(data, trace_dir)
         if o.get("--uniform-compute"):

@@ -1,5 +1,5 @@
 /* Combining executions (combine.h): each rank's segments read from every
- * record, their medians written into a copy of the first record. */
+ * record, their least or median written into a copy of the first record. */
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -28,6 +28,15 @@ static uint64_t median(uint64_t *v, int m)
 {
     qsort(v, (size_t)m, sizeof *v, cmp_u64);
     return m % 2 ? v[m / 2] : v[m / 2 - 1] / 2 + v[m / 2] / 2 + (v[m / 2 - 1] % 2 + v[m / 2] % 2) / 2;
+}
+
+static uint64_t least(const uint64_t *v, int m)
+{
+    uint64_t x = v[0];
+    for (int i = 1; i < m; i++)
+        if (v[i] < x)
+            x = v[i];
+    return x;
 }
 
 static size_t leb_len(const unsigned char *d)
@@ -81,8 +90,9 @@ static int write_rank(const char *path, const struct vaced_log *base, const uint
     return bad ? vaced_fail(err, len, "%s: %s", path, strerror(errno ? errno : EIO)) : 0;
 }
 
-static int combine_rank(const char *out, const char *const *dirs, int n, int wakeup, int rank,
-                        struct vaced_combined *res, char *err, size_t len)
+static int combine_rank(const char *out, const char *const *dirs, int n, int wakeup,
+                        enum vaced_combine_stat stat, int rank, struct vaced_combined *res,
+                        char *err, size_t len)
 {
     struct rank_segments *s = calloc((size_t)n, sizeof *s);
     int opened = 0, rc = -1;
@@ -123,7 +133,7 @@ static int combine_rank(const char *out, const char *const *dirs, int n, int wak
         for (size_t k = 0; k < s[0].seg.n; k++) {
             for (int i = 0; i < m; i++)
                 v[i] = s[same[i]].seg.ps[k];
-            s[0].seg.ps[k] = median(v, m);
+            s[0].seg.ps[k] = stat == VACED_COMBINE_MIN ? least(v, m) : median(v, m);
         }
         res->combined++;
         res->segments += s[0].seg.n;
@@ -142,14 +152,15 @@ done:
 }
 
 int vaced_combine_records(const char *out, const char *const *dirs, int n, int wakeup,
-                          struct vaced_combined *res, char *err, size_t len)
+                          enum vaced_combine_stat stat, struct vaced_combined *res, char *err,
+                          size_t len)
 {
     *res = (struct vaced_combined){ 0 };
     if (n < 1 || n > VACED_COMBINE_MAX)
         return vaced_fail(err, len, "%d records: combine 1 to %d", n, VACED_COMBINE_MAX);
     int rank = 0;
     do {
-        if (combine_rank(out, dirs, n, wakeup, rank, res, err, len))
+        if (combine_rank(out, dirs, n, wakeup, stat, rank, res, err, len))
             return -1;
     } while (++rank < res->ranks);
     return 0;
