@@ -29,11 +29,12 @@ struct vaced_combined {
 };
 
 /* Writes into `out` (an existing directory) the record of dirs[0] with
- * every rank's compute segments re-timed as above by `stat`, each execution's first
- * corrected for the wake-up penalty (wakeup.h) if `wakeup`; the other
- * records (dirs[1..n-1]) must be of the same job (ranks, target).  A rank
- * whose calls match in no other execution keeps its own segments.  0, or
- * -1 with "PATH: offset N: reason" or the system's error in err. */
+ * every rank's compute segments re-timed as above by `stat`, each
+ * execution's first corrected for the wake-up penalty (wakeup.h) if
+ * `wakeup`; the other records (dirs[1..n-1]) must be of the same job
+ * (ranks, target).  A rank whose calls match in no other execution keeps
+ * its own segments.  0, or -1 with "PATH: offset N: reason" or the
+ * system's error in err. */
 int vaced_combine_records(const char *out, const char *const *dirs, int n, int wakeup,
                           enum vaced_combine_stat stat, struct vaced_combined *res, char *err,
                           size_t len);

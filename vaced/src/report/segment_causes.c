@@ -91,13 +91,6 @@ static double wall_now(void)
     return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
 }
 
-static void mark(int cold)
-{
-    live.cold = cold;
-    getrusage(RUSAGE_THREAD, &live.at);
-    live.wall_at = wall_now();
-}
-
 int vaced_causes_open(int rank)
 {
     const char *dir = vaced_env(VACED_ENV_SEGMENT_CAUSES);
@@ -111,13 +104,15 @@ int vaced_causes_open(int rank)
     memset(&live, 0, sizeof live);
     strcpy(live.dir, dir);
     vaced_causes_on = 1;
-    mark(0);
+    vaced_causes_mark_start(0);
     return 0;
 }
 
 void vaced_causes_mark_start(int cold)
 {
-    mark(cold);
+    live.cold = cold;
+    getrusage(RUSAGE_THREAD, &live.at);
+    live.wall_at = wall_now();
 }
 
 void vaced_causes_mark_end(double cpu_s)
