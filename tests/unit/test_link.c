@@ -147,9 +147,11 @@ static void test_one_process(void)
     struct iovec hello = {"hello", 5};
     CHECK(vaced_link_writev(a, s[0], &hello, 1) == 5);
     CHECK(!vaced_link_readable(b));            /* a's ring has not come */
+    CHECK(!vaced_link_established(b));         /* so b's socket must stay polled */
     struct iovec v = {buf, sizeof buf};
     n = vaced_link_readv(b, s[1], &v, 1, 0);
     CHECK(n == 5 && memcmp(buf, "hello", 5) == 0);
+    CHECK(vaced_link_established(b));
     n = vaced_link_readv(b, s[1], &v, 1, 0);
     CHECK(n == -1 && errno == EAGAIN);
     n = vaced_link_readv(b, s[1], &v, 1, 1);   /* asks the socket: not the end */

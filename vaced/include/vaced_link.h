@@ -56,6 +56,11 @@ ssize_t vaced_link_writev(struct vaced_link *l, int fd, const struct iovec *iov,
 int vaced_link_readable(struct vaced_link *l);
 int vaced_link_writable(struct vaced_link *l);
 
+/* Whether the peer's ring has come: from then on the socket carries
+ * nothing but its end, which matters only for a peer that dies without
+ * closing (an orderly close comes through the ring's bytes). */
+int vaced_link_established(struct vaced_link *l);
+
 /* Announces a sleep on the rings this side waits on (reading, writing);
  * returns 0 when one became ready meanwhile (then do not sleep, and call
  * vaced_link_awake).  */

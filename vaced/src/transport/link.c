@@ -287,6 +287,11 @@ int vaced_link_writable(struct vaced_link *l)
     return vaced_ring_writable(l->out) > 0;
 }
 
+int vaced_link_established(struct vaced_link *l)
+{
+    return l->in != NULL;
+}
+
 int vaced_link_may_sleep(struct vaced_link *l, int reading, int writing)
 {
     int ok = 1;
