@@ -598,6 +598,8 @@ def summary_table(data, o, wall, vanilla):
                       f"({rep['combined_ranks']} of {data['ranks']} ranks combined)"),
                  ("executions", ", ".join(f"{p:.6f}" for p in data["predictions_s"])
                   + f" s; range {lo:.6f}-{hi:.6f} s ({100 * (hi - lo) / data['prediction_s']:.1f} %)")]
+        if data.get("approximate"):
+            rows.append(("", f"approximate: {data.get('not_modelled')}"))
     elif o["--repeat"] == 1:
         rows.append(("", "no interval: one execution (--repeat 2 or more gives one)"))
     else:
@@ -828,6 +830,12 @@ def add_estimate(data, executions, record_dir, target, tmpdir, wake_up):
         return False
     data.update(prediction_raw_s=data["prediction_s"], prediction_s=est["prediction_s"],
                 per_rank=est["per_rank"], cold_start_share=est.get("cold_start_share"))
+    if est.get("approximate"):
+        # the combined segments can reorder what the record fixed (a
+        # rendezvous answer, a test): the replay's notes say where
+        sys.stderr.write("".join(ln + "\n" for ln in r.stderr.splitlines() if "approximate" in ln))
+        data["approximate"] = True
+        data["not_modelled"] = "; ".join(x for x in (data.get("not_modelled"), est.get("not_modelled")) if x)
     if wake_up:
         data["wake_up"] = {"cold_share": float(w.group(1)) / 100, "removed_share": float(w.group(2)) / 100,
                            "uncorrected_share": float(w.group(3)) / 100}
