@@ -29,9 +29,9 @@ TOOLS = os.path.dirname(os.path.realpath(__file__))
 ROOT = os.path.dirname(os.path.dirname(TOOLS))
 TOPO_DIR = os.path.join(ROOT, "topo")
 VACED_PREFIX = os.path.join(ROOT, "install", "vaced")
-# vaced run's executions: two, each segment the least of its two
-# measurements, halve the spread of single ones at twice the host time
-# (results/segment-noise.md, section 7)
+# vaced run's executions: with two, each segment the least of its two
+# measurements, one execution's stalls do not decide the prediction, at
+# twice the host time (results/segment-noise.md, section 7)
 DEFAULT_REPEAT = 2
 VANILLA_PREFIX = os.path.join(ROOT, "install", "vanilla")
 RANK_LINE = re.compile(rb"^vaced: rank \d+ of \d+: predicted ")
