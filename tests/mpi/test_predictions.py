@@ -1432,12 +1432,16 @@ def breakdown_run(np, argv, target="paper-16"):
     return [r["breakdown"] for r in per_rank], [r["total_s"] for r in per_rank], BREAKDOWN_LINE.search(out)
 
 
-def terms_near(label, got, want, tol=TOLERANCE, abs_tol=1e-9):
-    """Each term of `want` (the others must be 0 within abs_tol) against got."""
+def terms_near(label, got, want, tol=TOLERANCE, abs_tol=1e-9, at_most=None):
+    """Each term of `want` against got; the others must be 0 within abs_tol,
+    or lie between 0 and their bound in `at_most`."""
     for term in TERMS:
         w = want.get(term, 0.0)
         if w:
             near(f"{label}: {term}", got[term], w, tol)
+        elif at_most and term in at_most:
+            check(f"{label}: {term} between 0 and {at_most[term] * 1e6:.3f} us",
+                  -abs_tol <= got[term] <= at_most[term] + abs_tol, f"({got[term] * 1e6:.3f} us)")
         else:
             check(f"{label}: {term} is 0", abs(got[term]) <= abs_tol, f"({got[term] * 1e6:.3f} us)")
 
@@ -1458,10 +1462,15 @@ def test_breakdown(pp, bd):
         # each rank copies its own message in, the peer's out and (on the
         # DATA's chain) the peer's in; it waits for the peer's round half
         # (rank 1 from the second round trip on: it starts by receiving)
+        # The closed form has each receive posted before its message; but
+        # the ranks' computation is measured on the host, and a segment the
+        # host stretched can make the peer post a receive late, by at most
+        # the peer's computation: late_receiver lies between 0 and that.
         for rank, late in ((0, n), (1, n - 1)):
             want = dict(network=net, copy=3 * n * c, late_sender=late * (L + c),
                         compute=got[0][rank]["compute"])
-            terms_near(f"breakdown, {kind} ping-pong {s} B, rank {rank}", got[0][rank], want)
+            terms_near(f"breakdown, {kind} ping-pong {s} B, rank {rank}", got[0][rank], want,
+                       at_most=dict(late_receiver=got[0][1 - rank]["compute"]))
         m = got[2]
         shares = [float(x) for x in re.findall(r"([0-9.]+) %", m.group(1))] if m else []
         check("breakdown: the job line is followed by the terms' shares of all ranks' time",
