@@ -459,12 +459,11 @@ def check_run_options(o):
     for opt in ("--otf2", "--report"):     # checked when written: the prediction comes first
         if opt in o:
             o[opt] = os.path.abspath(o[opt])
-    if "--repeat" not in o:
-        o["--repeat"] = os.environ.get("VACED_REPEAT") or str(DEFAULT_REPEAT)
-        where = "VACED_REPEAT" if os.environ.get("VACED_REPEAT") else "--repeat"
-    else:
-        where = "--repeat"
-    o["--repeat"] = positive_int(where, o["--repeat"])
+    where, value = "--repeat", o.get("--repeat")
+    if value is None:
+        env = os.environ.get("VACED_REPEAT")
+        where, value = ("VACED_REPEAT", env) if env else ("--repeat", str(DEFAULT_REPEAT))
+    o["--repeat"] = positive_int(where, value)
     if o["--repeat"] > 64:
         raise Usage(f"{where} N: at most 64 executions")
     if "--vanilla-time" in o:
