@@ -96,8 +96,10 @@ static void record_open(int rank, int size)
     vaced_progress_recorder_install();
 }
 
-/* Every module's state zeroed, before anything else of a start. */
-static void reset_rank(int rank, int size)
+/* Every module's state zeroed, before anything else of a start.  The
+ * table of MPI calls is the live run's (a replay makes no calls): its
+ * reset loads the unwinder, which a replay would pay for nothing. */
+static void reset_rank(int rank, int size, int live)
 {
     memset(vaced_sim_st, 0, sizeof *vaced_sim_st);
     vaced_clock_reset();
@@ -105,7 +107,8 @@ static void reset_rank(int rank, int size)
     vaced_send_reset();
     vaced_progress_reset();
     vaced_breakdown_reset();
-    vaced_calls_reset();
+    if (live)
+        vaced_calls_reset();
     vaced_sim_st->rank = rank;
     vaced_sim_st->size = size;
 }
@@ -117,7 +120,7 @@ int vaced_sim_start(int rank, int size, const struct vaced_device *device,
     const char *spec = vaced_env(VACED_ENV_TARGET);
     if (!spec || !*spec)
         spec = VACED_DEFAULT_TARGET;
-    reset_rank(rank, size);
+    reset_rank(rank, size, 1);
     if (vaced_sim_load_target(spec, size, vaced_sim_st->target_path,
                               sizeof vaced_sim_st->target_path, &vaced_sim_st->target, err,
                               sizeof err)) {
@@ -178,7 +181,7 @@ int vaced_sim_load_target(const char *spec, int size, char *path, size_t pathlen
 int vaced_sim_start_replay(int rank, int size, struct vaced_target *t, const char *path,
                            int oversubscribed, int uniform)
 {
-    reset_rank(rank, size);
+    reset_rank(rank, size, 0);
     vaced_sim_st->replay = uniform ? 2 : 1;
     vaced_sim_st->target = t;
     snprintf(vaced_sim_st->target_path, sizeof vaced_sim_st->target_path, "%s", path);
