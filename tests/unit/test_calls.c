@@ -2,8 +2,10 @@
  * calls_report.c, symbolize.c): a call's share starts at its first
  * activity (the segment that activity closes is the program's), nested
  * bindings fold into the outermost, a call without an activity is counted
- * with no time, two ranks' tables merge by (function, site), and a site is
- * named by the file and line of the call in this very file. */
+ * with no time, two ranks' tables merge by (function, site), a site is
+ * named by the file and line of the call in this very file, and a second
+ * thread in MPI turns the tables off without corrupting them. */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -99,6 +101,7 @@ static void test_tables(void)
     FILE *f = open_memstream(&json, &json_len);
     vaced_calls_write_json(f, 1.0);
     fclose(f);
+    CHECK_CONTAINS(json, "\"calls_table\": \"on\"");
     CHECK_CONTAINS(json, "\"calls\": [");
     CHECK_CONTAINS(json, "{\"function\": \"MPI_Send\", \"calls\": 6, \"total_s\": 0.000024000000");
     CHECK_CONTAINS(json, "\"caller\": \"run_calls\"");
@@ -155,6 +158,10 @@ static void test_collectives(void)
     fake_call("internal_Barrier", US(4));
     CHECK_EQ_I64(vaced_breakdown_st->term[VACED_TERM_COLLECTIVE_WAIT], US(4));
     CHECK_EQ_I64((int64_t) vaced_calls_packed(&packed), 0);
+    int64_t none[2] = {0, 0};
+    CHECK_EQ_I64(vaced_calls_merge(NULL, none, 2), 0);
+    CHECK(vaced_calls_table_state() && !strcmp(vaced_calls_table_state(), "off: VACED_CALLS=0"));
+    vaced_calls_free();
     unsetenv("VACED_CALLS");
     vaced_running = 0;
 }
@@ -169,10 +176,141 @@ static void test_malformed(void)
     CHECK(vaced_calls_merged(&n) == NULL && n == 0);
 }
 
+/* --- several threads ------------------------------------------------------ */
+
+static __attribute__((noinline)) void fake_round(const char *func)
+{
+    vaced_call_enter(func, __builtin_return_address(0));
+    vaced_calls_activity();
+    vaced_breakdown_add(VACED_TERM_NETWORK, 1);
+    vaced_call_exit();
+}
+
+/* Another thread's call inside the owner's open call: it sees no site. */
+static void *one_call(void *site_seen)
+{
+    int need_init = 0;
+    vaced_fortran_caller(&need_init, (void *) 0x1234);
+    vaced_call_enter("internal_Barrier", __builtin_return_address(0));
+    vaced_calls_activity();
+    *(uintptr_t *) site_seen = vaced_calls_site();
+    vaced_call_exit();
+    return NULL;
+}
+
+/* Another thread timing itself, as the threads of a funneled program do. */
+static void *clock_reads(void *unused)
+{
+    (void) unused;
+    fake_round("internal_Wtime");
+    fake_round("internal_Query_thread");
+    return NULL;
+}
+
+#define ROUNDS 50000
+static const char *const stress_funcs[] = {"internal_Send", "internal_Recv", "internal_Bcast",
+                                           "internal_Wait"};
+
+static void *many_calls(void *arg)
+{
+    const char *func = stress_funcs[(uintptr_t) arg % 4];
+    for (int i = 0; i < ROUNDS; i++)
+        fake_round(func);
+    return NULL;
+}
+
+static void test_threads(void)
+{
+    vaced_running = 1;
+    vaced_breakdown_reset();
+    vaced_calls_reset();
+    fake_round("internal_Send");
+    CHECK_EQ_I64(vaced_calls_threads(), 0);
+
+    /* a thread before the simulation runs (MPI_Init's own) changes nothing */
+    vaced_running = 0;
+    uintptr_t site = 1;
+    pthread_t t;
+    pthread_create(&t, NULL, one_call, &site);
+    pthread_join(t, NULL);
+    vaced_running = 1;
+    CHECK_EQ_I64(vaced_calls_threads(), 0);
+    /* nor does another thread's clock read, which the table leaves out */
+    pthread_create(&t, NULL, clock_reads, NULL);
+    pthread_join(t, NULL);
+    CHECK_EQ_I64(vaced_calls_threads(), 0);
+    {
+        const void *p;
+        int64_t l = (int64_t) vaced_calls_packed(&p);
+        CHECK_EQ_I64(vaced_calls_merge(p, &l, 1), 0);
+        size_t n;
+        const struct vaced_call_row *rows = vaced_calls_merged(&n);
+        CHECK(n == 1 && rows && !strcmp(rows[0].func, "internal_Send") && rows[0].calls == 1);
+        vaced_calls_free();
+    }
+
+    /* a second thread while it runs: the owner's open collective stays
+     * open, the other thread sees no call site, the tables go off */
+    vaced_call_enter("internal_Allreduce", __builtin_return_address(0));
+    vaced_calls_activity();
+    CHECK(vaced_calls_site() != 0);
+    pthread_create(&t, NULL, one_call, &site);
+    pthread_join(t, NULL);
+    vaced_breakdown_add(VACED_TERM_LATE_SENDER, US(3));
+    vaced_call_exit();
+    CHECK_EQ_I64(site, 0);
+    CHECK_EQ_I64(vaced_calls_threads(), 1);
+    CHECK_EQ_I64(vaced_breakdown_st->term[VACED_TERM_COLLECTIVE_WAIT], US(3));
+
+    /* threads racing the owner: the owner's calls still balance, and
+     * every rank packs the mark, which the merge reports, not refuses */
+    pthread_t racer[3];
+    for (uintptr_t i = 0; i < 3; i++)
+        pthread_create(&racer[i], NULL, many_calls, (void *) (i + 1));
+    many_calls((void *) 0);
+    for (int i = 0; i < 3; i++)
+        pthread_join(racer[i], NULL);
+    fake_call("internal_Barrier", US(4));
+    CHECK_EQ_I64(vaced_breakdown_st->term[VACED_TERM_COLLECTIVE_WAIT], US(7));
+
+    const void *packed;
+    size_t len = vaced_calls_packed(&packed);
+    CHECK_EQ_I64((int64_t) len, 8);
+    vaced_calls_reset();                /* another rank's table, single-threaded */
+    CHECK_EQ_I64(vaced_calls_threads(), 0);
+    fake_round("internal_Send");
+    const void *single;
+    size_t single_len = vaced_calls_packed(&single);
+    CHECK(single_len > 8);
+    char *two = malloc(len + single_len);
+    memcpy(two, single, single_len);
+    memcpy(two + single_len, packed, len);
+    int64_t lens[2] = {(int64_t) single_len, (int64_t) len};
+    CHECK_EQ_I64(vaced_calls_merge(two, lens, 2), 0);
+    free(two);
+    size_t n;
+    CHECK(vaced_calls_merged(&n) == NULL && n == 0);
+    CHECK(vaced_calls_table_state() &&
+          !strcmp(vaced_calls_table_state(), "off: several threads called MPI on 1 of 2 ranks"));
+
+    char *json = NULL;
+    size_t json_len = 0;
+    FILE *f = open_memstream(&json, &json_len);
+    vaced_calls_write_json(f, 1.0);
+    fclose(f);
+    CHECK_CONTAINS(json, ",\n  \"calls_table\": \"off: several threads called MPI on 1 of 2 ranks\"");
+    CHECK(!strstr(json, "\"calls\": [") && !strstr(json, "call_sites"));
+    free(json);
+    vaced_calls_free();
+    CHECK(vaced_calls_table_state() == NULL);
+    vaced_running = 0;
+}
+
 int main(void)
 {
     test_tables();
     test_collectives();
     test_malformed();
+    test_threads();
     return CHECK_REPORT();
 }

@@ -1,4 +1,11 @@
-/* A rank's table of MPI calls by (function, call site) (calls.h). */
+/* A rank's table of MPI calls by (function, call site) (calls.h).
+ *
+ * One thread owns the table: the one that started the simulation (inside
+ * MPI_Init).  A binding entered on any other thread turns the tables off
+ * for the rest of the run and touches nothing else here: the clock and
+ * the breakdown the rows sum are one per rank, so another thread's calls
+ * would be counted with the owner's time, and two threads would race on
+ * the table.  The check is a compare with the thread pointer. */
 #define _GNU_SOURCE
 #include <dlfcn.h>
 #include <execinfo.h>
@@ -16,6 +23,8 @@
 
 static struct {
     int off;                    /* VACED_CALLS=0: no tables */
+    uintptr_t owner;            /* the thread that owns the table (its thread pointer) */
+    int threads;                /* another thread called MPI: the tables are off */
     int depth;                  /* nested bindings fold into the outermost */
     int collective;             /* the open call is a blocking collective */
     int open, started;
@@ -62,9 +71,21 @@ static int in_mpich(uintptr_t a)
     return 0;
 }
 
+/* The calling thread: its thread pointer, one register read. */
+static inline uintptr_t self(void)
+{
+    return (uintptr_t) __builtin_thread_pointer();
+}
+
+static inline int owned(void)
+{
+    return self() == calls.owner;
+}
+
 int *vaced_fortran_caller(int *need_init, void *caller)
 {
-    calls.fortran_caller = (uintptr_t) caller;
+    if (owned())
+        calls.fortran_caller = (uintptr_t) caller;
     return need_init;
 }
 
@@ -93,6 +114,7 @@ void vaced_calls_reset(void)
     free(calls.rows);
     free(calls.packed);
     memset(&calls, 0, sizeof calls);
+    calls.owner = self();
     const char *env = vaced_env(VACED_ENV_CALLS);
     calls.off = env && (!strcmp(env, "0") || !strcmp(env, "off"));
     if (calls.off)
@@ -186,8 +208,36 @@ static int is_collective(const char *func)
     return seen[i].yes;
 }
 
+/* Calls that neither communicate nor wait, which the threads of a program
+ * that funnels its communication through one thread still make (timing
+ * themselves, asking the thread level): another thread's are left out of
+ * the table, which stays on. */
+static int threads_may_call(const char *func)
+{
+    static const char *const names[] = {
+        "internal_Wtime", "internal_Wtick", "internal_Initialized", "internal_Finalized",
+        "internal_Query_thread", "internal_Is_thread_main",
+    };
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++)
+        if (!strcmp(func, names[i]))
+            return 1;
+    return 0;
+}
+
+/* A binding entered on a thread that does not own the table: while the
+ * simulation runs, the tables go off (calls.h).  The call is not the
+ * table's, nor a collective of the breakdown's: both are the owner's. */
+static __attribute__((noinline, cold)) int other_thread(const char *func)
+{
+    if (vaced_running && calls.owner && !threads_may_call(func))
+        __atomic_store_n(&calls.threads, 1, __ATOMIC_RELAXED);
+    return 0;
+}
+
 int vaced_model_call_enter(const char *func, void *caller)
 {
+    if (__builtin_expect(!owned(), 0))
+        return other_thread(func);
     if (calls.depth++ || !vaced_running)
         return 0;
     calls.collective = is_collective(func);
@@ -204,12 +254,12 @@ int vaced_model_call_enter(const char *func, void *caller)
 
 uintptr_t vaced_calls_site(void)
 {
-    return calls.open ? calls.site : 0;
+    return owned() && calls.open ? calls.site : 0;
 }
 
 void vaced_calls_activity(void)
 {
-    if (calls.open && !calls.started) {
+    if (owned() && calls.open && !calls.started) {
         calls.started = 1;
         calls.at_start = *vaced_breakdown_st;
         calls.start_tv = vaced_now();
@@ -236,7 +286,7 @@ static void close_call(void)
 
 int vaced_model_call_exit(void)
 {
-    if (calls.depth == 0 || --calls.depth)
+    if (!owned() || calls.depth == 0 || --calls.depth)
         return 0;
     int collective = calls.collective && vaced_running;
     if (collective)
@@ -317,6 +367,11 @@ static void trace_call(struct vaced_call_row *r)
             VACED_TRACE_S(vaced_now()));
 }
 
+int vaced_calls_threads(void)
+{
+    return __atomic_load_n(&calls.threads, __ATOMIC_RELAXED);
+}
+
 static char *put(char *p, const void *v, size_t n)
 {
     memcpy(p, v, n);
@@ -328,6 +383,11 @@ size_t vaced_calls_packed(const void **buf)
     *buf = NULL;
     if (calls.off)
         return 0;
+    if (vaced_calls_threads()) {
+        static const uint64_t mark = VACED_CALLS_THREADS_MARK;
+        *buf = &mark;
+        return sizeof mark;
+    }
     if (calls.open && vaced_running)        /* MPI_Finalize itself */
         close_call();
     size_t bytes = 8;

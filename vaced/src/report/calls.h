@@ -43,21 +43,34 @@ int vaced_model_call_exit(void);
 /* Zeroes this rank's table and finds MPICH's own code (simulation start). */
 void vaced_calls_reset(void);
 
+/* 1 once a thread other than the one that started the simulation entered
+ * an MPI binding: the tables are off, and the rank packs only
+ * VACED_CALLS_THREADS_MARK, a row count no table has. */
+int vaced_calls_threads(void);
+#define VACED_CALLS_THREADS_MARK UINT64_MAX
+
 /* "internal_Send" -> "MPI_Send" into buf (size n); other names unchanged. */
 const char *vaced_call_name(const char *func, char *buf, size_t n);
 
 /* --- rank 0: the job's table (calls_report.c) --- */
 
 /* Parses every rank's packed table and merges them; 0, or -1 with a
- * message on stderr if a table is malformed (the tables are left out). */
+ * message on stderr if a table is malformed (the tables are left out).
+ * A rank whose tables several threads turned off leaves them all out,
+ * without a message: the JSON's "calls_table" says why. */
 int vaced_calls_merge(const void *packed, const int64_t *lens, int size);
+
+/* Whether the job's tables were merged, and if not why: "on", or
+ * "off: ..."; NULL before a merge (a replay has no tables). */
+const char *vaced_calls_table_state(void);
 
 /* The merged rows, heaviest first (NULL, 0 when no table was merged);
  * sites are named, and one line's copies folded, when the JSON is written. */
 const struct vaced_call_row *vaced_calls_merged(size_t *n);
 
-/* The JSON's "calls" and "call_sites" members, each preceded by ",\n";
- * nothing when no table was merged.  Names the sites first (addr2line),
+/* The JSON's "calls_table" (vaced_calls_table_state), "calls" and
+ * "call_sites" members, each preceded by ",\n"; the last two only when
+ * the tables were merged, nothing after no merge.  Names the sites first (addr2line),
  * so a run without a JSON spawns nothing.  rank_seconds: the sum of every
  * rank's prediction, which the shares divide. */
 void vaced_calls_write_json(FILE *f, double rank_seconds);

@@ -11,6 +11,7 @@
 static struct vaced_call_row *merged;
 static struct vaced_site_name *names;   /* merged[i]'s caller */
 static size_t merged_n;
+static char table_state[80];    /* vaced_calls_table_state; "" before a merge */
 
 static vaced_time_t row_total(const struct vaced_call_row *r)
 {
@@ -50,6 +51,16 @@ static int unpack_row(const char **p, const char *end, struct vaced_call_row *r)
     r->site = (uintptr_t) offset;
     *p = m + 17 + 8 * VACED_TERMS;
     return 0;
+}
+
+/* A rank whose tables several threads turned off (calls.h). */
+static int marks_threads(const char *table, int64_t len)
+{
+    uint64_t count;
+    if (len != sizeof count)
+        return 0;
+    memcpy(&count, table, sizeof count);
+    return count == VACED_CALLS_THREADS_MARK;
 }
 
 static int unpack_all(const char *packed, const int64_t *lens, int size,
@@ -183,15 +194,26 @@ int vaced_calls_merge(const void *packed, const int64_t *lens, int size)
     int *rank_of = NULL;
     size_t n = 0;
     vaced_calls_free();
-    int any = 0;
-    for (int rank = 0; rank < size; rank++)
+    int any = 0, threads = 0;
+    const char *p = packed;
+    for (int rank = 0; rank < size; p += lens[rank], rank++) {
         any |= lens[rank] > 0;
-    if (!any)
-        return 0;               /* VACED_CALLS=0: no tables */
+        threads += marks_threads(p, lens[rank]);
+    }
+    if (!any) {
+        snprintf(table_state, sizeof table_state, "off: VACED_CALLS=0");
+        return 0;
+    }
+    if (threads) {              /* one rank's rows would be a part of the job's */
+        snprintf(table_state, sizeof table_state, "off: several threads called MPI on %d of %d ranks",
+                 threads, size);
+        return 0;
+    }
     int bad = unpack_all(packed, lens, size, &rows, &rank_of, &n);
     if (bad >= 0) {
         fprintf(stderr, "vaced: rank %d's table of MPI calls is malformed or too large; "
                 "the JSON leaves the call tables out\n", bad);
+        snprintf(table_state, sizeof table_state, "off: rank %d's table is malformed or too large", bad);
         free(rows);
         free(rank_of);
         return -1;
@@ -206,7 +228,13 @@ int vaced_calls_merge(const void *packed, const int64_t *lens, int size)
     qsort(rows, n, sizeof *rows, heaviest_first);
     merged = rows;
     merged_n = n;
+    snprintf(table_state, sizeof table_state, "on");
     return 0;
+}
+
+const char *vaced_calls_table_state(void)
+{
+    return table_state[0] ? table_state : NULL;
 }
 
 /* The merged sites named (addr2line runs) and the lines the compiler
@@ -241,6 +269,7 @@ void vaced_calls_free(void)
     merged = NULL;
     names = NULL;
     merged_n = 0;
+    table_state[0] = '\0';
 }
 
 /* --- JSON ------------------------------------------------------------------ */
@@ -289,6 +318,10 @@ static void write_functions(FILE *f, double rank_seconds)
 
 void vaced_calls_write_json(FILE *f, double rank_seconds)
 {
+    if (!table_state[0])
+        return;
+    fprintf(f, ",\n  \"calls_table\": ");
+    vaced_json_string(f, table_state);
     if (!merged)
         return;
     name_sites();
