@@ -96,6 +96,8 @@ if [ "${1:-all}" != unit ]; then
         suite "fuzzers, a short run" "$ROOT/tests/fuzz/ci.sh" "$ROOT"
         suite "MPI integration" python3 "$ROOT/tests/mpi/test_predictions.py" "$ROOT"
         suite "per-call and per-call-site tables (C, Fortran)" python3 "$ROOT/tests/mpi/test_calls.py" "$ROOT"
+        # MPI_THREAD_MULTIPLE, 20 runs: the call tables go off, not corrupt
+        suite "MPI from several threads at once" python3 "$ROOT/tests/mpi/test_threads.py" "$ROOT"
         # a record re-timed on its own target and on others, against live runs
         suite "record and replay" python3 "$ROOT/tests/mpi/test_replay.py" "$ROOT"
         suite "vaced front end" "$ROOT/tests/tools/test_vaced_cli.sh" "$ROOT"
