@@ -178,11 +178,14 @@ static void test_malformed(void)
 
 /* --- several threads ------------------------------------------------------ */
 
-static __attribute__((noinline)) void fake_round(const char *func)
+/* A binding with an activity; the breakdown is the owner's to move (the
+ * clock's observers do that), so other threads leave it be here. */
+static __attribute__((noinline)) void fake_round(const char *func, int owner)
 {
     vaced_call_enter(func, __builtin_return_address(0));
     vaced_calls_activity();
-    vaced_breakdown_add(VACED_TERM_NETWORK, 1);
+    if (owner)
+        vaced_breakdown_add(VACED_TERM_NETWORK, 1);
     vaced_call_exit();
 }
 
@@ -202,8 +205,8 @@ static void *one_call(void *site_seen)
 static void *clock_reads(void *unused)
 {
     (void) unused;
-    fake_round("internal_Wtime");
-    fake_round("internal_Query_thread");
+    fake_round("internal_Wtime", 0);
+    fake_round("internal_Query_thread", 0);
     return NULL;
 }
 
@@ -215,7 +218,7 @@ static void *many_calls(void *arg)
 {
     const char *func = stress_funcs[(uintptr_t) arg % 4];
     for (int i = 0; i < ROUNDS; i++)
-        fake_round(func);
+        fake_round(func, arg == NULL);
     return NULL;
 }
 
@@ -224,7 +227,7 @@ static void test_threads(void)
     vaced_running = 1;
     vaced_breakdown_reset();
     vaced_calls_reset();
-    fake_round("internal_Send");
+    fake_round("internal_Send", 1);
     CHECK_EQ_I64(vaced_calls_threads(), 0);
 
     /* a thread before the simulation runs (MPI_Init's own) changes nothing */
@@ -278,7 +281,7 @@ static void test_threads(void)
     CHECK_EQ_I64((int64_t) len, 8);
     vaced_calls_reset();                /* another rank's table, single-threaded */
     CHECK_EQ_I64(vaced_calls_threads(), 0);
-    fake_round("internal_Send");
+    fake_round("internal_Send", 1);
     const void *single;
     size_t single_len = vaced_calls_packed(&single);
     CHECK(single_len > 8);
