@@ -188,7 +188,7 @@ static size_t seal(const uint8_t *d, size_t size)
     /* The events as the reader decodes them (its header fields by hand). */
     static struct vaced_log log;
     memset(&log, 0, sizeof log);
-    snprintf(log.path, sizeof log.path, "%s", file);
+    log.path = file;
     log.data = sealed;
     log.size = end + 1;
     log.ranks = (uint32_t)le(d + 16, 4);

@@ -18,12 +18,14 @@
 #define MAX_PS (1ull << 62)
 #define MAX_BYTES (1ull << 48)
 
+static char mem_name[] = "mem.vlog";
+
 /* A record's body in memory (the decoder reads only these fields). */
 static struct vaced_log log_of(const struct buf *b, uint32_t flags)
 {
     struct vaced_log log;
     memset(&log, 0, sizeof log);
-    strcpy(log.path, "mem.vlog");
+    log.path = mem_name;
     log.data = b->d;
     log.size = b->n;
     log.body = 0;

@@ -86,11 +86,13 @@ static void every_op(struct buf *b, uint32_t flags)
     epilogue(b);
 }
 
+static char mem_name[] = "mem.vlog";
+
 /* A rank whose record's body is b (the survey reads these fields). */
 static void rank_of(struct rank_run *r, const struct buf *b, uint32_t flags)
 {
     memset(r, 0, sizeof *r);
-    strcpy(r->log.path, "mem.vlog");
+    r->log.path = mem_name;
     r->log.data = b->d;
     r->log.size = b->n;
     r->log.body = 0;

@@ -61,8 +61,9 @@ static int dump(const char *dir, int rank)
         fprintf(stderr, "vaced replay: %s\n", err);
         return 1;
     }
-    printf("# %s: rank %u of %u, target %s, eager threshold %llu, flags %u, %llu events\n", path,
-           log.rank, log.ranks, log.target_path, (unsigned long long)log.eager_threshold,
+    printf("# %s: rank %u of %u, target %.*s, eager threshold %llu, flags %u, %llu events\n", path,
+           log.rank, log.ranks, (int)(log.body - VACED_LOG_FIXED_HEADER),
+           (const char *)log.data + VACED_LOG_FIXED_HEADER, (unsigned long long)log.eager_threshold,
            log.flags, (unsigned long long)log.events);
     size_t pos = log.body;
     int got;

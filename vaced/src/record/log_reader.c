@@ -99,11 +99,10 @@ static uint64_t hash_words(uint64_t h, const unsigned char *p, uint64_t n)
 
 int vaced_log_open(struct vaced_log *log, const char *path, char *err, size_t len)
 {
-    memset(log, 0, sizeof *log);
-    snprintf(log->path, sizeof log->path, "%s", path);
+    *log = (struct vaced_log){ 0 };
     int fd = open(path, O_RDONLY | O_CLOEXEC);
     struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0) {
+    if (fd < 0 || fstat(fd, &st) != 0 || !(log->path = strdup(path))) {
         snprintf(err, len, "%s: %s", path, strerror(errno));
         if (fd >= 0)
             close(fd);
@@ -112,13 +111,14 @@ int vaced_log_open(struct vaced_log *log, const char *path, char *err, size_t le
     log->size = (size_t)st.st_size;
     if (log->size < VACED_LOG_FIXED_HEADER) {
         close(fd);
-        return fail(log, log->size, err, len, "too short for a record's header (truncated?)");
+        return fail(log, log->size, err, len, "too short for a record's header (truncated?)"),
+               vaced_log_close(log), -1;
     }
     if (log->size <= SMALL_FILE) {
         if (read_small(log, fd)) {
             snprintf(err, len, "%s: %s", path, strerror(errno));
             close(fd);
-            return -1;
+            return vaced_log_close(log), -1;
         }
         close(fd);
     } else {
@@ -127,18 +127,17 @@ int vaced_log_open(struct vaced_log *log, const char *path, char *err, size_t le
         close(fd);
         if (map == MAP_FAILED) {
             snprintf(err, len, "%s: %s", path, strerror(errno));
-            return -1;
+            return vaced_log_close(log), -1;
         }
         log->data = map;
     }
     const unsigned char *d = log->data;
     if (memcmp(d, VACED_LOG_MAGIC, 8) != 0)
-        return vaced_log_close(log), fail(log, 0, err, len, "not a VACED record (bad magic)");
+        return fail(log, 0, err, len, "not a VACED record (bad magic)"), vaced_log_close(log), -1;
     log->version = (uint32_t)le(d + 8, 4);
     if (log->version != VACED_LOG_VERSION)
-        return vaced_log_close(log),
-               fail(log, 8, err, len, "format version %u; this replay reads version %u",
-                    log->version, VACED_LOG_VERSION);
+        return fail(log, 8, err, len, "format version %u; this replay reads version %u",
+                    log->version, VACED_LOG_VERSION), vaced_log_close(log), -1;
     log->rank = (uint32_t)le(d + 12, 4);
     log->ranks = (uint32_t)le(d + 16, 4);
     log->flags = (uint32_t)le(d + 20, 4);
@@ -146,13 +145,12 @@ int vaced_log_open(struct vaced_log *log, const char *path, char *err, size_t le
     log->target_hash = le(d + 32, 8);
     size_t plen = (size_t)le(d + 40, 2);
     if (log->ranks == 0 || log->ranks > VACED_LOG_MAX_RANKS || log->rank >= log->ranks)
-        return vaced_log_close(log), fail(log, 12, err, len, "rank %u of %u ranks", log->rank, log->ranks);
+        return fail(log, 12, err, len, "rank %u of %u ranks", log->rank, log->ranks),
+               vaced_log_close(log), -1;
     if (log->flags & ~(VACED_LOG_COLDNESS | VACED_LOG_OVERSUBSCRIBED))
-        return vaced_log_close(log), fail(log, 20, err, len, "unknown flags 0x%x", log->flags);
+        return fail(log, 20, err, len, "unknown flags 0x%x", log->flags), vaced_log_close(log), -1;
     if (plen > VACED_LOG_PATH_MAX || VACED_LOG_FIXED_HEADER + plen > log->size)
-        return vaced_log_close(log), fail(log, 40, err, len, "target path runs past the file");
-    memcpy(log->target_path, d + VACED_LOG_FIXED_HEADER, plen);
-    log->target_path[plen] = 0;
+        return fail(log, 40, err, len, "target path runs past the file"), vaced_log_close(log), -1;
     log->body = VACED_LOG_FIXED_HEADER + plen;
     /* The trailer: opcode, event count (LEB128), 8-byte hash.  The count's
      * length is not known from the end, so try each. */
@@ -170,9 +168,8 @@ int vaced_log_open(struct vaced_log *log, const char *path, char *err, size_t le
         log->events = count;
         return 0;
     }
-    return vaced_log_close(log),
-           fail(log, log->size, err, len, "no valid trailer: the file is truncated or corrupted "
-                "(or the rank did not reach MPI_Finalize)");
+    return fail(log, log->size, err, len, "no valid trailer: the file is truncated or corrupted "
+                "(or the rank did not reach MPI_Finalize)"), vaced_log_close(log), -1;
 }
 
 void vaced_log_close(struct vaced_log *log)
@@ -182,6 +179,8 @@ void vaced_log_close(struct vaced_log *log)
     else if (log->data)
         munmap((void *)log->data, log->size);
     log->data = NULL;
+    free(log->path);
+    log->path = NULL;
 }
 
 /* Sizes and times beyond these are no program's: refused, so that the

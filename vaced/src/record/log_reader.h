@@ -10,15 +10,17 @@
 #include "vaced.h"
 #include "record/log_format.h"
 
+/* Small: a replay holds one a rank, and touching a page costs more than
+ * most of what the replay does with it (the target's path is read from
+ * the header, at data + VACED_LOG_FIXED_HEADER, body - that long). */
 struct vaced_log {
-    char path[VACED_LOG_PATH_MAX];
+    char *path;                 /* the file's name: vaced_log_open's copy, freed by close */
     const unsigned char *data;  /* the whole file, mapped, or read if small (heap) */
     size_t size;
     int heap;
     uint32_t version, rank, ranks, flags;
     uint64_t eager_threshold;
     uint64_t target_hash;       /* FNV-1a 64 of the recorded target's text */
-    char target_path[VACED_LOG_PATH_MAX + 1];
     size_t body, body_end;      /* the events: [body, body_end); body_end is the trailer's */
     uint64_t events;            /* as the trailer counts them */
 };
