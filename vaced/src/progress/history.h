@@ -20,8 +20,9 @@ struct vaced_span {
     int blocked;
 };
 
+/* The ring last: a replay's rank touches only the pages of the entries it
+ * has written (sim/rank_state.c). */
 struct vaced_waits {
-    struct vaced_span hist[VACED_WAIT_HISTORY]; /* ring, in start order */
     unsigned head, count;       /* oldest entry, number of entries */
     int dropped;                /* older waits have left the ring */
     int depth;                  /* nesting of the running wait */
@@ -34,6 +35,7 @@ struct vaced_waits {
     vaced_time_t handle_ts;     /* ttemp of the message being handled */
     int outer_handling;         /* the handling context a respond interrupts */
     vaced_time_t outer_handle_ts;
+    struct vaced_span hist[VACED_WAIT_HISTORY]; /* ring, in start order */
 };
 
 void vaced_waits_reset(struct vaced_waits *w);

@@ -12,8 +12,8 @@
 #include "progress/turns.h"
 
 struct vaced_progress {
-    struct vaced_waits waits;
     struct vaced_turns recv_turns; /* the running wait's received messages (receive.c) */
+    struct vaced_waits waits;   /* last: its ring is most of a rank's state */
 };
 
 /* progress/'s own (progress_state.c): outside progress/, only through the functions

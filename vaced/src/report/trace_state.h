@@ -21,9 +21,11 @@ struct vaced_trace_open_msg {
     vaced_time_t t;             /* a send's time; a receive's completion, once known */
 };
 
+/* The path first: a replay never traces, and its ranks' blocks of state
+ * (sim/rank_state.c) then leave its page untouched. */
 struct vaced_trace {
-    FILE *file;                 /* NULL: not tracing */
     char path[4096];
+    FILE *file;                 /* NULL: not tracing */
     int peers;                  /* entries of the per-peer counts */
     uint32_t *sent;             /* per peer: messages sent so far (the next SEQ) */
     uint32_t *received;         /* per peer: messages that arrived so far */

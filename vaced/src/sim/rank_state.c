@@ -12,18 +12,24 @@ extern const struct vaced_state_slot vaced_clock_slot, vaced_sim_slot, vaced_pro
     vaced_early_slot, vaced_send_slot, vaced_peers_slot, vaced_matching_slot,
     vaced_bounds_slot, vaced_trace_slot, vaced_breakdown_slot, vaced_awaited_slot;
 
+/* In this order, so that what a replay's rank touches is one run of
+ * bytes, on as few pages as can hold it (each page a rank first touches
+ * costs a fault, a zeroed page and its release): the trace's path (never
+ * used by a replay) first, its few fields and the small slots next, and
+ * the progress model's wait history, a ring written from its start, last
+ * (progress/history.h). */
 static const struct vaced_state_slot *const slots[] = {
+    &vaced_trace_slot,          /* report/trace_state.c */
     &vaced_clock_slot,          /* clock/clock.c */
     &vaced_sim_slot,            /* sim/sim.c */
-    &vaced_progress_slot,       /* progress/progress_state.c */
     &vaced_early_slot,          /* progress/early_queue.c */
     &vaced_send_slot,           /* network/send.c */
     &vaced_peers_slot,          /* progress/peers.c */
     &vaced_matching_slot,       /* progress/matching.c */
     &vaced_bounds_slot,         /* progress/wildcard_bounds.c */
-    &vaced_trace_slot,          /* report/trace_state.c */
     &vaced_breakdown_slot,      /* report/breakdown.c */
     &vaced_awaited_slot,        /* report/awaited.c */
+    &vaced_progress_slot,       /* progress/progress_state.c */
 };
 enum { NSLOTS = sizeof slots / sizeof slots[0] };
 
