@@ -128,6 +128,13 @@ static void test_chains(void)
     CHECK_EQ_I64(vaced_wildcard_check(ta, 3, peers, flags), VACED_WILD_WAIT);
     reply(7, seq, VACED_PEER_RUNNING, -1, 6, 0, 5, ta - l60 - l76 + l70);
     CHECK_EQ_I64(vaced_wildcard_check(ta, 3, peers, flags), VACED_WILD_SAFE);
+    /* 7 runs on and sends 6 more (one-sided traffic, messages 6 does not
+     * wait for) after its one report: they left at its bound or later */
+    reply(6, seq, VACED_PEER_BLOCKED, 7, -1, 9, 0, US(1));
+    CHECK_EQ_I64(vaced_wildcard_check(ta, 3, peers, flags), VACED_WILD_SAFE);
+    /* but had 7 reported blocked, 6's extra packets say that it woke */
+    reply(7, seq, VACED_PEER_BLOCKED, 0, 6, 0, 5, US(1));
+    CHECK_EQ_I64(vaced_wildcard_check(ta, 3, peers, flags), VACED_WILD_WAIT);
 
     /* a cycle 6 -> 7 -> 6 cannot be decided */
     nsent = 0;

@@ -21,7 +21,9 @@
  *       S's report.  Both were blocked when they reported, and a blocked
  *       rank only wakes on a message from the one it waits on.  While the
  *       counts differ, R waits for the next report: the packet reaches S,
- *       which then reports blocked again or running.
+ *       which then reports blocked again or running.  A W that runs with
+ *       a bound late enough may have sent S more since its report: those
+ *       left at its bound or later.
  * This is Chandy-Misra-Bryant's null-message idea with blocked states and
  * packet counts standing in for lookahead, which within a node is zero.
  * Requests are sent on demand, for undecided senders only; a peer answers
@@ -290,10 +292,14 @@ static enum verdict decided(int x, int succ, vaced_time_t deadline, int depth, i
     if (!v->have_last)
         return WAIT;
     const struct vaced_bound_pkt *r = &v->last;
-    /* The counts differ while a packet x -> succ is in flight (succ reports
-     * again when it arrives) or x sent more since its report (it reported
-     * blocked, so it woke and says so at its next activity point). */
-    if (about >= 0 && r->sent_to != st->view[succ].last.recv_from)
+    /* succ has received fewer than x had sent at its report: a packet is in
+     * flight, and succ reports again when it arrives.  More: x sent after
+     * its report, so a blocked x woke (it says so at its next activity
+     * point), while a running x sent them from its bound on, which the
+     * bound covers; waiting there for equal counts would wait for good
+     * while x keeps sending, since x reported once. */
+    int32_t ahead = (int32_t) (st->view[succ].last.recv_from - r->sent_to);
+    if (about >= 0 && (ahead < 0 || (ahead > 0 && r->state != VACED_PEER_RUNNING)))
         return WAIT;
     if (v->bound != VACED_TIME_UNSET && v->bound - latency(x, me) + latency(x, succ) >= deadline)
         return YES;
