@@ -636,6 +636,9 @@ def summary_table(data, o, wall, vanilla):
         rows.append(("critical path", f"{cp['length_s']:.9f} s: "
                      + ", ".join(f"{k} {100 * v / length:.1f} %" for v, k in top)
                      + f"; {len(set(cp['ranks']))} ranks, {len(cp['hops'])} hops"))
+    tables = data.get("calls_table")
+    if tables and tables != "on":     # say why no per-call table follows
+        rows.append(("call tables", tables))
     rule = "-" * 72
     return "\n".join(["vaced summary " + rule[14:]] + [f"{k:<16} {v}" for k, v in rows] + [rule]) + "\n" + \
         top_table(data.get("calls"), "MPI function", lambda c: c["function"]) + \
