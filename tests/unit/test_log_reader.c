@@ -3,14 +3,20 @@
  * without the header flags that add a measurement's second value; the
  * decoder for checked files (vaced_log_next_known, the replay's) gives the
  * same events at the same positions; and each kind of bad argument is
- * refused with "PATH: offset N: reason", N the argument's offset.
+ * refused with "PATH: offset N: reason", N the argument's offset.  A file
+ * opened in one read (vaced_log_open_hinted, the replay's) opens as
+ * vaced_log_open opens it, or is refused alike, at every size around the
+ * read's limit.
  *
  * Run: test_log_reader */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "check.h"
 #include "vlog_body.h"
+#include "vlog_writer.h"
 #include "record/log_format.h"
 #include "record/log_reader.h"
 
@@ -237,8 +243,91 @@ static void refusals(void)
     REFUSED(3, "unknown event 0");
 }
 
+/* `path` opened both ways: the same fields and bytes, or the same reason. */
+static void opens_alike(const char *path, int line)
+{
+    struct vaced_log a, b;
+    char ea[1024] = "", eb[1024] = "";
+    int ra = vaced_log_open(&a, path, ea, sizeof ea);
+    int rb = vaced_log_open_hinted(&b, path, 1, eb, sizeof eb);
+    if (!CHECK(ra == rb && strcmp(ea, eb) == 0))
+        printf("    line %d: %s: %d \"%s\" and %d \"%s\"\n", line, path, ra, ea, rb, eb);
+    if (ra || rb)
+        return;
+    if (!CHECK(a.size == b.size && a.heap == b.heap && a.rank == b.rank && a.ranks == b.ranks &&
+               a.flags == b.flags && a.body == b.body && a.body_end == b.body_end &&
+               a.events == b.events && memcmp(a.data, b.data, a.size) == 0 &&
+               strcmp(a.path, b.path) == 0))
+        printf("    line %d: %s: sizes %zu and %zu\n", line, path, a.size, b.size);
+    vaced_log_close(&a);
+    vaced_log_close(&b);
+}
+
+/* A record of `bytes` bytes (its events SLEEPs, the first padded to fit)
+ * in dir, valid or, with `bad`, its last byte changed. */
+static void write_sized(const char *dir, size_t bytes, int bad)
+{
+    static struct vlog w;
+    vlog_start(&w, 0, 1, 0);
+    size_t fixed = w.at + 1 + 1 + 8;    /* the SIM_END, the trailer's opcode and hash */
+    while (fixed + w.at - VACED_LOG_FIXED_HEADER - 6 + 4 + 3 < bytes && w.at + 16 < sizeof w.buf)
+        VLOG(&w, VACED_OP_SLEEP, 1000000ull);   /* 4 bytes */
+    VLOG(&w, VACED_OP_SIM_END);
+    CHECK(vlog_finish(&w, dir, 0) == 0);
+    char path[512];
+    snprintf(path, sizeof path, "%s/rank-000000.vlog", dir);
+    if (bad) {
+        FILE *f = fopen(path, "r+b");
+        if (CHECK(f != NULL)) {
+            fseek(f, -1, SEEK_END);
+            fputc(0x5a, f);
+            fclose(f);
+        }
+    }
+}
+
+static void one_read_opens_alike(void)
+{
+    char dir[] = "/tmp/test_log_reader.XXXXXX", path[600];
+    if (!CHECK(mkdtemp(dir) != NULL))
+        return;
+    snprintf(path, sizeof path, "%s/rank-000000.vlog", dir);
+    size_t sizes[] = { 60, 100, 1000, VACED_LOG_SMALL_FILE - 5, VACED_LOG_SMALL_FILE - 1,
+                       VACED_LOG_SMALL_FILE, VACED_LOG_SMALL_FILE + 1, VACED_LOG_SMALL_FILE + 3,
+                       VACED_LOG_SMALL_FILE + 7, 40000 };
+    int seen_small = 0, seen_large = 0;
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
+        for (int bad = 0; bad < 2; bad++) {
+            write_sized(dir, sizes[i], bad);
+            opens_alike(path, __LINE__);
+            struct vaced_log l;
+            char e[1024];
+            if (!bad && vaced_log_open_hinted(&l, path, 1, e, sizeof e) == 0) {
+                seen_small |= l.size == VACED_LOG_SMALL_FILE;
+                seen_large |= l.size > VACED_LOG_SMALL_FILE && !l.heap;
+                vaced_log_close(&l);
+            }
+        }
+    CHECK(seen_small && seen_large);    /* the sizes on both sides of the limit were made */
+    FILE *f = fopen(path, "wb");        /* empty, then shorter than a header */
+    if (CHECK(f != NULL))
+        fclose(f);
+    opens_alike(path, __LINE__);
+    f = fopen(path, "wb");
+    if (CHECK(f != NULL)) {
+        fputs("VACEDLOG", f);
+        fclose(f);
+    }
+    opens_alike(path, __LINE__);
+    opens_alike(dir, __LINE__);         /* a directory */
+    unlink(path);
+    opens_alike(path, __LINE__);        /* no such file */
+    rmdir(dir);
+}
+
 int main(void)
 {
+    one_read_opens_alike();
     decodes_every_op(0);
     decodes_every_op(VACED_LOG_COLDNESS | VACED_LOG_OVERSUBSCRIBED);
     refusals();

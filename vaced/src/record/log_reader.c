@@ -55,7 +55,7 @@ static int get_u(const unsigned char *d, size_t *pos, size_t end, uint64_t *v)
  * (and a heap block below malloc's mmap threshold is reused).  Above it,
  * the mapping shares the page cache's pages, where a copy would fault in
  * and zero as many fresh ones. */
-#define SMALL_FILE (16u << 10)
+#define SMALL_FILE VACED_LOG_SMALL_FILE
 
 static int read_small(struct vaced_log *log, int fd)
 {
@@ -80,6 +80,32 @@ static int read_small(struct vaced_log *log, int fd)
     return 0;
 }
 
+/* A file expected small, in one read of up to SMALL_FILE + 1 bytes: when
+ * it stops short, that is the file's end (a regular file's read stops
+ * short only there), and no fstat is needed.  1 read, 0 longer than
+ * SMALL_FILE (nothing kept), -1 failed (errno). */
+static int read_at_once(struct vaced_log *log, int fd)
+{
+    unsigned char *buf = malloc(SMALL_FILE + 1);
+    if (!buf)
+        return -1;
+    ssize_t n;
+    do
+        n = read(fd, buf, SMALL_FILE + 1);
+    while (n < 0 && errno == EINTR);
+    if (n < 0 || n > (ssize_t)SMALL_FILE) {
+        int e = errno;
+        free(buf);
+        errno = e;
+        return n < 0 ? -1 : 0;
+    }
+    unsigned char *fit = realloc(buf, n ? (size_t)n : 1);     /* the rest back to the heap */
+    log->data = fit ? fit : buf;
+    log->size = (size_t)n;
+    log->heap = 1;
+    return 1;
+}
+
 /* vaced_log_hash (log_format.h) with each 8-byte word loaded whole: the
  * same value, without its byte-by-byte assembly of the words, which cost
  * a lu record's load more than the checks of its events. */
@@ -99,22 +125,36 @@ static uint64_t hash_words(uint64_t h, const unsigned char *p, uint64_t n)
 
 int vaced_log_open(struct vaced_log *log, const char *path, char *err, size_t len)
 {
+    return vaced_log_open_hinted(log, path, 0, err, len);
+}
+
+int vaced_log_open_hinted(struct vaced_log *log, const char *path, int small, char *err, size_t len)
+{
     *log = (struct vaced_log){ 0 };
     int fd = open(path, O_RDONLY | O_CLOEXEC);
-    struct stat st;
-    if (fd < 0 || fstat(fd, &st) != 0 || !(log->path = strdup(path))) {
+    if (fd < 0 || !(log->path = strdup(path))) {
         snprintf(err, len, "%s: %s", path, strerror(errno));
         if (fd >= 0)
             close(fd);
         return -1;
     }
-    log->size = (size_t)st.st_size;
+    int got = small ? read_at_once(log, fd) : 0;
+    struct stat st;
+    if (got < 0 || (!got && fstat(fd, &st) != 0)) {
+        snprintf(err, len, "%s: %s", path, strerror(errno));
+        close(fd);
+        return vaced_log_close(log), -1;
+    }
+    if (!got)
+        log->size = (size_t)st.st_size;
     if (log->size < VACED_LOG_FIXED_HEADER) {
         close(fd);
         return fail(log, log->size, err, len, "too short for a record's header (truncated?)"),
                vaced_log_close(log), -1;
     }
-    if (log->size <= SMALL_FILE) {
+    if (got) {
+        close(fd);
+    } else if (log->size <= SMALL_FILE) {
         if (read_small(log, fd)) {
             snprintf(err, len, "%s: %s", path, strerror(errno));
             close(fd);

@@ -28,6 +28,13 @@ struct vaced_log {
 /* Maps and checks `path`: header, trailer and hash.  0, or -1 with
  * "PATH: offset N: reason" in err. */
 int vaced_log_open(struct vaced_log *log, const char *path, char *err, size_t len);
+/* A file of at most this many bytes is read into the heap (log->heap),
+ * a larger one mapped. */
+#define VACED_LOG_SMALL_FILE (16u << 10)
+/* The same, for a file likely `small` (at most VACED_LOG_SMALL_FILE, as
+ * its record's other files: a replay's ranks): one read, no fstat. */
+int vaced_log_open_hinted(struct vaced_log *log, const char *path, int small, char *err,
+                          size_t len);
 void vaced_log_close(struct vaced_log *log);
 
 /* A target time named by its source (enum vaced_log_src). */

@@ -16,39 +16,44 @@
 #include "replay/survey.h"
 #include "record/fail.h"
 
-/* One rank's file, opened, checked against its place and surveyed;
- * its first failure, if any, in err. */
+/* One rank's file, opened (rank 0's already is), checked against its
+ * place and surveyed; its first failure, if any, in err (allocated then:
+ * a kilobyte a rank zeroed would be pages a replay of small files
+ * notices). */
 struct load_job {
     struct rank_run *r;
-    int rank, size, segments, failed;
-    char err[1024];
+    int rank, size, segments, small, failed;
+    char *err;
 };
 
 static void load_rank(const char *dir, struct load_job *j)
 {
-    char path[VACED_LOG_PATH_MAX + 32], why[1024];
+    char path[VACED_LOG_PATH_MAX + 32], why[1024], e[1024];
     struct rank_run *r = j->r;
     snprintf(path, sizeof path, "%s/rank-%06d.vlog", dir, j->rank);
     j->failed = 1;
-    if (vaced_log_open(&r->log, path, why, sizeof why)) {
-        vaced_fail(j->err, sizeof j->err, "%s (the record has %d ranks)", why, j->size);
-        return;
+    if (!r->log.data && vaced_log_open_hinted(&r->log, path, j->small, why, sizeof why)) {
+        vaced_fail(e, sizeof e, "%s (the record has %d ranks)", why, j->size);
+        goto failed;
     }
     if ((int)r->log.ranks != j->size || (int)r->log.rank != j->rank) {
-        vaced_fail(j->err, sizeof j->err, "%s: offset 12: rank %u of %u, in a record of %d ranks", path,
-             r->log.rank, r->log.ranks, j->size);
-        return;
+        vaced_fail(e, sizeof e, "%s: offset 12: rank %u of %u, in a record of %d ranks", path,
+                   r->log.rank, r->log.ranks, j->size);
+        goto failed;
     }
-    if (vaced_survey(r, j->segments, j->err, sizeof j->err))
-        return;
+    if (vaced_survey(r, j->segments, e, sizeof e))
+        goto failed;
     r->in = calloc((size_t)j->size, sizeof *r->in);
     if (!r->in) {
-        vaced_fail(j->err, sizeof j->err, "out of memory for rank %d", j->rank);
-        return;
+        vaced_fail(e, sizeof e, "out of memory for rank %d", j->rank);
+        goto failed;
     }
     r->pos = r->log.body;
     r->blocked_on = -1;
     j->failed = 0;
+    return;
+failed:
+    j->err = strdup(e);         /* NULL: reported as out of memory */
 }
 
 struct load_pool {
@@ -129,6 +134,19 @@ static int load_threads(int ranks, int loaders)
     return n < ranks ? n : ranks;
 }
 
+/* The first of ranks [from, n) whose file is not there, in err: -1; else 0. */
+static int missing(const char *dir, int from, int n, char *err, size_t len)
+{
+    char path[VACED_LOG_PATH_MAX + 32];
+    for (int i = from; i < n; i++) {
+        struct stat st;
+        snprintf(path, sizeof path, "%s/rank-%06d.vlog", dir, i);
+        if (stat(path, &st) != 0)
+            return vaced_fail(err, len, "%s: %s (the record has %d ranks)", path, strerror(errno), n);
+    }
+    return 0;
+}
+
 int vaced_replay_load(const char *dir, int segments, int loaders, struct rank_run **ranks, int *size,
                       char *err, size_t len)
 {
@@ -140,25 +158,37 @@ int vaced_replay_load(const char *dir, int segments, int loaders, struct rank_ru
     if (vaced_log_open(&first, path, why, sizeof why))
         return vaced_fail(err, len, "%s", why);
     int n = (int)first.ranks;   /* at most VACED_LOG_MAX_RANKS: vaced_log_open checks */
-    vaced_log_close(&first);
-    for (int i = 1; i < n; i++) {       /* all there before anything is allocated */
-        struct stat st;
-        snprintf(path, sizeof path, "%s/rank-%06d.vlog", dir, i);
-        if (stat(path, &st) != 0)
-            return vaced_fail(err, len, "%s: %s (the record has %d ranks)", path, strerror(errno), n);
+    /* A missing file is named before anything else is said of the record,
+     * and the count in rank 0's header, which its hash does not cover, is
+     * believed only once the last rank's file is there (a corrupted count
+     * must not allocate for millions of ranks first).  The others are
+     * looked for only if the load fails: a stat a rank cost more than the
+     * rest of a small file's load. */
+    snprintf(path, sizeof path, "%s/rank-%06d.vlog", dir, n - 1);
+    struct stat st;
+    if (n > 1 && stat(path, &st) != 0) {
+        vaced_log_close(&first);
+        return missing(dir, 1, n, err, len);
     }
     struct rank_run *rs = calloc((size_t)n, sizeof *rs);
     struct load_pool pool = { dir, calloc((size_t)n, sizeof *pool.jobs), n, 0 };
     void *states = map_states(n);
     if (!rs || !pool.jobs || !states) {
+        vaced_log_close(&first);
         free(rs);
         free(pool.jobs);
         if (states)
             munmap(states, states_bytes(n));
+        if (missing(dir, 1, n, err, len))
+            return -1;
         return vaced_fail(err, len, "out of memory for %d ranks", n);
     }
+    /* the others' files are read as rank 0's, in one read if it was small */
+    int small = first.heap;
+    rs[0].log = first;
     for (int i = 0; i < n; i++) {
-        pool.jobs[i] = (struct load_job){ .r = &rs[i], .rank = i, .size = n, .segments = segments };
+        pool.jobs[i] = (struct load_job){ .r = &rs[i], .rank = i, .size = n, .segments = segments,
+                                          .small = small };
         rs[i].state = (char *)states + (size_t)i * vaced_rank_state_size();
     }
     /* ranks load independently: the files' hashes and surveys on every
@@ -170,18 +200,22 @@ int vaced_replay_load(const char *dir, int segments, int loaders, struct rank_ru
     load_worker(&pool);
     for (int t = 0; t < started; t++)
         pthread_join(tid[t], NULL);
-    /* the first failure in rank order, as a serial load would report it */
+    /* the first failure in rank order, as a serial load would report it,
+     * after a missing file */
     for (int i = 0; i < n; i++) {
         struct load_job *j = &pool.jobs[i];
         int opened = rs[i].log.data && (int)rs[i].log.ranks == n && (int)rs[i].log.rank == i;
         if (i && opened && rs[0].log.data &&
             (rs[i].log.target_hash != rs[0].log.target_hash ||
              rs[i].log.eager_threshold != rs[0].log.eager_threshold)) {
-            vaced_fail(err, len, "%s: offset 24: recorded on another target than rank 0", rs[i].log.path);
+            if (!missing(dir, 1, n, err, len))
+                vaced_fail(err, len, "%s: offset 24: recorded on another target than rank 0",
+                           rs[i].log.path);
             goto bad;
         }
         if (j->failed) {
-            vaced_fail(err, len, "%s", j->err);
+            if (!missing(dir, 1, n, err, len))
+                vaced_fail(err, len, "%s", j->err ? j->err : "out of memory");
             goto bad;
         }
     }
@@ -194,6 +228,8 @@ int vaced_replay_load(const char *dir, int segments, int loaders, struct rank_ru
     *size = n;
     return 0;
 bad:
+    for (int i = 0; i < n; i++)
+        free(pool.jobs[i].err);
     free(pool.jobs);
     vaced_replay_unload(rs, n);         /* what a rank did not reach is zeroed: nothing to free */
     return -1;
