@@ -127,6 +127,7 @@ int main(int argc, char **argv)
     unsigned long long events = 0;
     clock_gettime(CLOCK_MONOTONIC, &t0);
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
+    vaced_replay_exit_after(1);
     int rc = vaced_replay_run(dir, target, &events, err, sizeof err);
     clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
     clock_gettime(CLOCK_MONOTONIC, &t1);

@@ -41,6 +41,7 @@ static struct {
 
 static int uniform_compute;     /* vaced_replay_uniform_compute */
 static int loaders;             /* vaced_replay_loaders */
+static int exit_after;          /* vaced_replay_exit_after */
 
 static int stamped(int kind)
 {
@@ -807,7 +808,10 @@ out:;
         vaced_eager_free(&rp.ranks[i]);
     }
     vaced_ranks_stop();
-    vaced_replay_unload(rp.ranks, rp.size);
+    if (exit_after && !failed && !stalled_converting)
+        vaced_rank_state_bind_live();   /* what the process frees at its exit, left to it */
+    else
+        vaced_replay_unload(rp.ranks, rp.size);
     free(rp.pending);
     vaced_target_free(t);
     return stalled_converting ? RUN_STALLED_CONVERTING : failed ? RUN_FAILED : RUN_DONE;
@@ -821,6 +825,11 @@ void vaced_replay_uniform_compute(int on)
 void vaced_replay_loaders(int n)
 {
     loaders = n > 0 ? n : 0;
+}
+
+void vaced_replay_exit_after(int on)
+{
+    exit_after = on;
 }
 
 int vaced_replay_run(const char *dir, const char *target, unsigned long long *events,
