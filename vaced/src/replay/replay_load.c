@@ -75,10 +75,18 @@ static void *load_worker(void *arg)
  * mapping cost a munmap each.  Small pages: most of a block is the wait
  * history, which the model never zeroes (an entry is written before it is
  * read), so a rank touches only the pages it uses and the kernel zeroes
- * no more. */
+ * no more.  Each block starts a page: what a rank touches of it is one
+ * run from its second page (sim/rank_state.c), which a short program's
+ * rank fills no further than that page. */
+static size_t state_stride(void)
+{
+    size_t page = 4096;
+    return (vaced_rank_state_size() + page - 1) / page * page;
+}
+
 static size_t states_bytes(int n)
 {
-    return (size_t)n * vaced_rank_state_size();
+    return (size_t)n * state_stride();
 }
 
 static void *map_states(int n)
@@ -189,7 +197,7 @@ int vaced_replay_load(const char *dir, int segments, int loaders, struct rank_ru
     for (int i = 0; i < n; i++) {
         pool.jobs[i] = (struct load_job){ .r = &rs[i], .rank = i, .size = n, .segments = segments,
                                           .small = small };
-        rs[i].state = (char *)states + (size_t)i * vaced_rank_state_size();
+        rs[i].state = (char *)states + (size_t)i * state_stride();
     }
     /* ranks load independently: the files' hashes and surveys on every
      * CPU the replay may use */
