@@ -4,11 +4,13 @@
  * decoder for checked files (vaced_log_next_known, the replay's) gives the
  * same events at the same positions; and each kind of bad argument is
  * refused with "PATH: offset N: reason", N the argument's offset.  A file
- * opened in one read (vaced_log_open_hinted, the replay's) opens as
+ * opened in one read (vaced_log_open_at, the replay's) opens as
  * vaced_log_open opens it, or is refused alike, at every size around the
  * read's limit.
  *
  * Run: test_log_reader */
+#define _GNU_SOURCE             /* O_PATH */
+#include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -243,24 +245,31 @@ static void refusals(void)
     REFUSED(3, "unknown event 0");
 }
 
-/* `path` opened both ways: the same fields and bytes, or the same reason. */
-static void opens_alike(const char *path, int line)
+/* `path` opened by vaced_log_open and in one read, by its path and as
+ * `name` in directory `dir`: the same fields and bytes, or the same
+ * reason. */
+static void opens_alike(const char *path, int dir, const char *name, int line)
 {
     struct vaced_log a, b;
     char ea[1024] = "", eb[1024] = "";
     int ra = vaced_log_open(&a, path, ea, sizeof ea);
-    int rb = vaced_log_open_hinted(&b, path, 1, eb, sizeof eb);
-    if (!CHECK(ra == rb && strcmp(ea, eb) == 0))
-        printf("    line %d: %s: %d \"%s\" and %d \"%s\"\n", line, path, ra, ea, rb, eb);
-    if (ra || rb)
-        return;
-    if (!CHECK(a.size == b.size && a.heap == b.heap && a.rank == b.rank && a.ranks == b.ranks &&
-               a.flags == b.flags && a.body == b.body && a.body_end == b.body_end &&
-               a.events == b.events && memcmp(a.data, b.data, a.size) == 0 &&
-               strcmp(a.path, b.path) == 0))
-        printf("    line %d: %s: sizes %zu and %zu\n", line, path, a.size, b.size);
-    vaced_log_close(&a);
-    vaced_log_close(&b);
+    for (int way = 0; way < 2; way++) {
+        int rb = way ? vaced_log_open_at(&b, dir, name, path, 1, eb, sizeof eb)
+                     : vaced_log_open_at(&b, AT_FDCWD, path, path, 1, eb, sizeof eb);
+        if (!CHECK(ra == rb && strcmp(ea, eb) == 0))
+            printf("    line %d, way %d: %s: %d \"%s\" and %d \"%s\"\n", line, way, path, ra, ea, rb,
+                   eb);
+        if (ra || rb)
+            continue;
+        if (!CHECK(a.size == b.size && a.heap == b.heap && a.rank == b.rank && a.ranks == b.ranks &&
+                   a.flags == b.flags && a.body == b.body && a.body_end == b.body_end &&
+                   a.events == b.events && memcmp(a.data, b.data, a.size) == 0 &&
+                   strcmp(a.path, b.path) == 0))
+            printf("    line %d, way %d: %s: sizes %zu and %zu\n", line, way, path, a.size, b.size);
+        vaced_log_close(&b);
+    }
+    if (!ra)
+        vaced_log_close(&a);
 }
 
 /* A record of `bytes` bytes (its events SLEEPs, the first padded to fit)
@@ -289,8 +298,11 @@ static void write_sized(const char *dir, size_t bytes, int bad)
 static void one_read_opens_alike(void)
 {
     char dir[] = "/tmp/test_log_reader.XXXXXX", path[600];
+    const char *name = "rank-000000.vlog";
     if (!CHECK(mkdtemp(dir) != NULL))
         return;
+    int fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+    CHECK(fd >= 0);
     snprintf(path, sizeof path, "%s/rank-000000.vlog", dir);
     size_t sizes[] = { 60, 100, 1000, VACED_LOG_SMALL_FILE - 5, VACED_LOG_SMALL_FILE - 1,
                        VACED_LOG_SMALL_FILE, VACED_LOG_SMALL_FILE + 1, VACED_LOG_SMALL_FILE + 3,
@@ -299,10 +311,10 @@ static void one_read_opens_alike(void)
     for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++)
         for (int bad = 0; bad < 2; bad++) {
             write_sized(dir, sizes[i], bad);
-            opens_alike(path, __LINE__);
+            opens_alike(path, fd, name, __LINE__);
             struct vaced_log l;
             char e[1024];
-            if (!bad && vaced_log_open_hinted(&l, path, 1, e, sizeof e) == 0) {
+            if (!bad && vaced_log_open_at(&l, AT_FDCWD, path, path, 1, e, sizeof e) == 0) {
                 seen_small |= l.size == VACED_LOG_SMALL_FILE;
                 seen_large |= l.size > VACED_LOG_SMALL_FILE && !l.heap;
                 vaced_log_close(&l);
@@ -312,16 +324,17 @@ static void one_read_opens_alike(void)
     FILE *f = fopen(path, "wb");        /* empty, then shorter than a header */
     if (CHECK(f != NULL))
         fclose(f);
-    opens_alike(path, __LINE__);
+    opens_alike(path, fd, name, __LINE__);
     f = fopen(path, "wb");
     if (CHECK(f != NULL)) {
         fputs("VACEDLOG", f);
         fclose(f);
     }
-    opens_alike(path, __LINE__);
-    opens_alike(dir, __LINE__);         /* a directory */
+    opens_alike(path, fd, name, __LINE__);
+    opens_alike(dir, fd, ".", __LINE__);        /* a directory */
     unlink(path);
-    opens_alike(path, __LINE__);        /* no such file */
+    opens_alike(path, fd, name, __LINE__);      /* no such file */
+    close(fd);
     rmdir(dir);
 }
 

@@ -59,9 +59,10 @@ static int get_u(const unsigned char *d, size_t *pos, size_t end, uint64_t *v)
 
 static int read_small(struct vaced_log *log, int fd)
 {
-    unsigned char *buf = malloc(log->size ? log->size : 1);
+    unsigned char *buf = malloc(log->size + VACED_LOG_SLACK);
     if (!buf)
         return -1;
+    memset(buf + log->size, 0, VACED_LOG_SLACK);
     for (size_t got = 0; got < log->size;) {
         ssize_t n = pread(fd, buf + got, log->size - got, (off_t)got);
         if (n <= 0) {
@@ -76,6 +77,7 @@ static int read_small(struct vaced_log *log, int fd)
         got += (size_t)n;
     }
     log->data = buf;
+    log->slack = VACED_LOG_SLACK;
     log->heap = 1;
     return 0;
 }
@@ -86,7 +88,7 @@ static int read_small(struct vaced_log *log, int fd)
  * SMALL_FILE (nothing kept), -1 failed (errno). */
 static int read_at_once(struct vaced_log *log, int fd)
 {
-    unsigned char *buf = malloc(SMALL_FILE + 1);
+    unsigned char *buf = malloc(SMALL_FILE + 1 + VACED_LOG_SLACK);
     if (!buf)
         return -1;
     ssize_t n;
@@ -99,9 +101,12 @@ static int read_at_once(struct vaced_log *log, int fd)
         errno = e;
         return n < 0 ? -1 : 0;
     }
-    unsigned char *fit = realloc(buf, n ? (size_t)n : 1);     /* the rest back to the heap */
-    log->data = fit ? fit : buf;
+    unsigned char *fit = realloc(buf, (size_t)n + VACED_LOG_SLACK);    /* the rest back to the heap */
+    fit = fit ? fit : buf;
+    memset(fit + n, 0, VACED_LOG_SLACK);
+    log->data = fit;
     log->size = (size_t)n;
+    log->slack = VACED_LOG_SLACK;
     log->heap = 1;
     return 1;
 }
@@ -125,13 +130,14 @@ static uint64_t hash_words(uint64_t h, const unsigned char *p, uint64_t n)
 
 int vaced_log_open(struct vaced_log *log, const char *path, char *err, size_t len)
 {
-    return vaced_log_open_hinted(log, path, 0, err, len);
+    return vaced_log_open_at(log, AT_FDCWD, path, path, 0, err, len);
 }
 
-int vaced_log_open_hinted(struct vaced_log *log, const char *path, int small, char *err, size_t len)
+int vaced_log_open_at(struct vaced_log *log, int dir, const char *name, const char *path, int small,
+                      char *err, size_t len)
 {
     *log = (struct vaced_log){ 0 };
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    int fd = openat(dir, name, O_RDONLY | O_CLOEXEC);
     if (fd < 0 || !(log->path = strdup(path))) {
         snprintf(err, len, "%s: %s", path, strerror(errno));
         if (fd >= 0)
@@ -170,6 +176,9 @@ int vaced_log_open_hinted(struct vaced_log *log, const char *path, int small, ch
             return vaced_log_close(log), -1;
         }
         log->data = map;
+        /* a mapping's last page reads as zeros past the file's end */
+        size_t page = (size_t)sysconf(_SC_PAGESIZE);
+        log->slack = (page - log->size % page) % page;
     }
     const unsigned char *d = log->data;
     if (memcmp(d, VACED_LOG_MAGIC, 8) != 0)

@@ -17,6 +17,7 @@ struct vaced_log {
     char *path;                 /* the file's name: vaced_log_open's copy, freed by close */
     const unsigned char *data;  /* the whole file, mapped, or read if small (heap) */
     size_t size;
+    size_t slack;               /* bytes readable after it (zeros): a decoder's read-ahead */
     int heap;
     uint32_t version, rank, ranks, flags;
     uint64_t eager_threshold;
@@ -31,10 +32,15 @@ int vaced_log_open(struct vaced_log *log, const char *path, char *err, size_t le
 /* A file of at most this many bytes is read into the heap (log->heap),
  * a larger one mapped. */
 #define VACED_LOG_SMALL_FILE (16u << 10)
-/* The same, for a file likely `small` (at most VACED_LOG_SMALL_FILE, as
- * its record's other files: a replay's ranks): one read, no fstat. */
-int vaced_log_open_hinted(struct vaced_log *log, const char *path, int small, char *err,
-                          size_t len);
+/* A file read into the heap has this many zero bytes after it (slack). */
+#define VACED_LOG_SLACK 64u
+/* The same for `name` in directory `dir` (an open descriptor, whose
+ * lookup is shorter than the whole path's, or AT_FDCWD), named `path` in
+ * messages; a file likely `small` (at most VACED_LOG_SMALL_FILE, as its
+ * record's other files: a replay's ranks) is read in one read, without
+ * fstat. */
+int vaced_log_open_at(struct vaced_log *log, int dir, const char *name, const char *path, int small,
+                      char *err, size_t len);
 void vaced_log_close(struct vaced_log *log);
 
 /* A target time named by its source (enum vaced_log_src). */

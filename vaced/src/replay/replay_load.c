@@ -2,6 +2,7 @@
  * opened and every event checked once, before anything is replayed. */
 #define _GNU_SOURCE             /* sched_getaffinity */
 #include <errno.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <sched.h>
 #include <stdatomic.h>
@@ -10,6 +11,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include "sim/sim.h"
 #include "sim/rank_state.h"
 #include "replay/replay_load.h"
@@ -26,13 +28,15 @@ struct load_job {
     char *err;
 };
 
-static void load_rank(const char *dir, struct load_job *j)
+static void load_rank(const char *dir, int dirfd, struct load_job *j)
 {
     char path[VACED_LOG_PATH_MAX + 32], why[1024], e[1024];
     struct rank_run *r = j->r;
-    snprintf(path, sizeof path, "%s/rank-%06d.vlog", dir, j->rank);
+    int at = snprintf(path, sizeof path, "%s/", dir);
+    snprintf(path + at, sizeof path - (size_t)at, "rank-%06d.vlog", j->rank);
+    const char *name = dirfd == AT_FDCWD ? path : path + at;
     j->failed = 1;
-    if (!r->log.data && vaced_log_open_hinted(&r->log, path, j->small, why, sizeof why)) {
+    if (!r->log.data && vaced_log_open_at(&r->log, dirfd, name, path, j->small, why, sizeof why)) {
         vaced_fail(e, sizeof e, "%s (the record has %d ranks)", why, j->size);
         goto failed;
     }
@@ -58,6 +62,7 @@ failed:
 
 struct load_pool {
     const char *dir;
+    int dirfd;                  /* dir, open: each file's lookup is its name's alone */
     struct load_job *jobs;
     int n;
     atomic_int next;
@@ -67,7 +72,7 @@ static void *load_worker(void *arg)
 {
     struct load_pool *p = arg;
     for (int i; (i = atomic_fetch_add(&p->next, 1)) < p->n;)
-        load_rank(p->dir, &p->jobs[i]);
+        load_rank(p->dir, p->dirfd, &p->jobs[i]);
     return NULL;
 }
 
@@ -179,7 +184,7 @@ int vaced_replay_load(const char *dir, int segments, int loaders, struct rank_ru
         return missing(dir, 1, n, err, len);
     }
     struct rank_run *rs = calloc((size_t)n, sizeof *rs);
-    struct load_pool pool = { dir, calloc((size_t)n, sizeof *pool.jobs), n, 0 };
+    struct load_pool pool = { dir, AT_FDCWD, calloc((size_t)n, sizeof *pool.jobs), n, 0 };
     void *states = map_states(n);
     if (!rs || !pool.jobs || !states) {
         vaced_log_close(&first);
@@ -199,6 +204,10 @@ int vaced_replay_load(const char *dir, int segments, int loaders, struct rank_ru
                                           .small = small };
         rs[i].state = (char *)states + (size_t)i * state_stride();
     }
+    if (n > 1) {
+        int fd = open(dir, O_PATH | O_DIRECTORY | O_CLOEXEC);
+        pool.dirfd = fd >= 0 ? fd : AT_FDCWD;   /* else by their paths */
+    }
     /* ranks load independently: the files' hashes and surveys on every
      * CPU the replay may use */
     pthread_t tid[8];
@@ -208,6 +217,8 @@ int vaced_replay_load(const char *dir, int segments, int loaders, struct rank_ru
     load_worker(&pool);
     for (int t = 0; t < started; t++)
         pthread_join(tid[t], NULL);
+    if (pool.dirfd != AT_FDCWD)
+        close(pool.dirfd);
     /* the first failure in rank order, as a serial load would report it,
      * after a missing file */
     for (int i = 0; i < n; i++) {

@@ -112,7 +112,9 @@ static int survey_event(struct rank_run *r, struct survey *s, const struct vaced
 /* --- The fast way ---------------------------------------------------------- */
 
 /* The most bytes an event the fast way takes reads (FOUND: its opcode and
- * six arguments of at most 9 bytes): it runs only this far from the end. */
+ * six arguments of at most 9 bytes): it runs only this far from the end
+ * of what it may read, the file and its slack (log_reader.h), and leaves
+ * an event that ends past the events' end to the reference. */
 #define FAST_SPAN 64
 
 /* LEB128 of at most 9 bytes (63 bits; longer ones: the reference's). */
@@ -167,7 +169,8 @@ static inline __attribute__((always_inline)) int fast_u(const unsigned char *d, 
 static size_t survey_fast(struct rank_run *r, struct survey *s, size_t pos)
 {
     const unsigned char *d = r->log.data;
-    const size_t stop = r->log.body_end >= FAST_SPAN ? r->log.body_end - FAST_SPAN : 0;
+    const size_t end = r->log.body_end, readable = r->log.size + r->log.slack;
+    const size_t stop = readable - end >= FAST_SPAN ? end : readable >= FAST_SPAN ? readable - FAST_SPAN : 0;
     const int64_t ranks = r->log.ranks;
     const uint32_t flags = r->log.flags;
     uint64_t events = s->events, defers = s->defers, v;
@@ -244,6 +247,8 @@ static size_t survey_fast(struct rank_run *r, struct survey *s, size_t pos)
             default:            /* fire blocks, the end, lists, unknown opcodes */
                 goto other;
         }
+        if (pos > end)          /* into the trailer */
+            goto other;
         events++;
     }
     at = pos;
