@@ -147,18 +147,19 @@ int vaced_stamp_push(int from, int to, vaced_time_t ta, int32_t conv)
 {
     struct stamps *q = &vaced_ranks_tab.ranks[to].in[from];
     if (q->count == q->cap) {
-        uint32_t cap = q->cap ? 2 * q->cap : 8;
+        /* a power of two: a mask, not a division, finds the tail */
+        uint32_t cap = q->cap ? 2 * q->cap : 4;
         struct stamp *s2 = malloc(cap * sizeof *s2);
         if (!s2)
             return vaced_replay_fail("out of memory for packets in flight");
         for (uint32_t i = 0; i < q->count; i++)
-            s2[i] = q->s[(q->head + i) % q->cap];
+            s2[i] = q->s[(q->head + i) & (q->cap - 1)];
         free(q->s);
         q->s = s2;
         q->cap = cap;
         q->head = 0;
     }
-    q->s[(q->head + q->count++) % q->cap] = (struct stamp){ ta, conv };
+    q->s[(q->head + q->count++) & (q->cap - 1)] = (struct stamp){ ta, conv };
     q->pushed++;
     /* an RTS its progress may read ahead, wherever the rank waits */
     int waits_on = vaced_ranks_tab.ranks[to].blocked_on;
