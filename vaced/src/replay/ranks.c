@@ -43,23 +43,45 @@ void vaced_ranks_reset(char *err, size_t len)
 
 int vaced_ranks_start(struct rank_run *ranks, int size)
 {
-    vaced_ranks_tab.ranks = ranks;
-    vaced_ranks_tab.size = size;
+    struct vaced_ranks_table *t = &vaced_ranks_tab;
+    t->ranks = ranks;
+    t->size = size;
     rk.runq = calloc((size_t)size, sizeof *rk.runq);
-    if (!rk.runq)
+    /* room for a few peers a rank before the first growth: untouched
+     * until used */
+    t->qcap = 16 * (uint32_t)size + 1;         /* size: at most VACED_LOG_MAX_RANKS */
+    t->q = malloc(t->qcap * sizeof *t->q);
+    t->qidx = calloc((size_t)size * (size_t)size, sizeof *t->qidx);
+    if (!rk.runq || !t->q || !t->qidx)
         return vaced_replay_fail("out of memory for %d ranks", size);
+    t->q[0] = (struct stamps){ 0 };
+    t->nq = 1;
+    for (int i = 0; i < size; i++)
+        ranks[i].in = t->qidx + (size_t)i * (size_t)size;
     for (int i = 0; i < size; i++)
         rk.runq[rk.runq_count++] = i;
     return 0;
 }
 
-void vaced_ranks_stop(void)
+void vaced_ranks_stop(int release)
 {
-    free(rk.runq);
+    struct vaced_ranks_table *t = &vaced_ranks_tab;
+    if (release) {
+        for (uint32_t i = 1; i < t->nq; i++)
+            free(t->q[i].s);
+        free(t->q);
+        free(t->qidx);
+        free(rk.runq);
+    }
+    for (int i = 0; t->ranks && i < t->size; i++)
+        t->ranks[i].in = NULL;
     rk.runq = NULL;
-    vaced_ranks_tab.ranks = NULL;
-    vaced_ranks_tab.size = 0;
-    vaced_ranks_tab.cur = NULL;
+    t->q = NULL;
+    t->qidx = NULL;
+    t->nq = t->qcap = 0;
+    t->ranks = NULL;
+    t->size = 0;
+    t->cur = NULL;
 }
 
 /* --- Who runs ------------------------------------------------------------- */
@@ -143,9 +165,29 @@ long vaced_replay_report_divergences(void)
 
 /* --- Packets in flight ---------------------------------------------------- */
 
+/* A new queue for the connection whose index is *idx: 0, or -1 failed. */
+static int new_queue(uint32_t *idx)
+{
+    struct vaced_ranks_table *t = &vaced_ranks_tab;
+    if (t->nq == t->qcap) {
+        uint32_t cap = t->qcap < UINT32_MAX / 2 ? 2 * t->qcap : UINT32_MAX;
+        struct stamps *q = t->nq < cap ? realloc(t->q, (size_t)cap * sizeof *q) : NULL;
+        if (!q)
+            return vaced_replay_fail("out of memory for packets in flight");
+        t->q = q;
+        t->qcap = cap;
+    }
+    t->q[t->nq] = (struct stamps){ 0 };
+    *idx = t->nq++;
+    return 0;
+}
+
 int vaced_stamp_push(int from, int to, vaced_time_t ta, int32_t conv)
 {
-    struct stamps *q = &vaced_ranks_tab.ranks[to].in[from];
+    uint32_t *idx = &vaced_ranks_tab.ranks[to].in[from];
+    if (!*idx && new_queue(idx))
+        return -1;
+    struct stamps *q = &vaced_ranks_tab.q[*idx];
     if (q->count == q->cap) {
         /* a power of two: a mask, not a division, finds the tail */
         uint32_t cap = q->cap ? 2 * q->cap : 4;

@@ -59,7 +59,8 @@ struct rank_run {
     uint32_t nmsgs, msgs_made;
     struct fire_block *fires;   /* by defer id */
     uint32_t nfires, defers;
-    struct stamps *in;          /* by sender (vaced_stamp_*) */
+    uint32_t *in;               /* by sender: its queue in vaced_ranks_tab.q, 0 none yet
+                                 * (vaced_stamp_*) */
     int blocked_on;             /* a sender whose packet it needs; -1: none */
     int started;                /* its model state was started */
     int done;
@@ -82,8 +83,9 @@ void vaced_ranks_reset(char *err, size_t len);
 /* Takes the loaded ranks, every one runnable in rank order: 0, or -1
  * (out of memory, failed). */
 int vaced_ranks_start(struct rank_run *ranks, int size);
-/* Forgets them (the caller unloads them). */
-void vaced_ranks_stop(void);
+/* Forgets them (the caller unloads them); frees the queues of stamps if
+ * `release`, else leaves them to the process's exit. */
+void vaced_ranks_stop(int release);
 
 /* ranks.c's, read inline on the replay's path of every event; changed
  * only by ranks.c and vaced_ranks_set_current. */
@@ -92,6 +94,14 @@ struct vaced_ranks_table {
     int size;
     struct rank_run *cur;       /* the rank whose calls run now */
     int failed;
+    /* The queues of stamps, made at a connection's first packet: [0]
+     * stays empty and stands for every connection without one.  A
+     * table of size x size queues would be tens of pages a replay of
+     * small files first touches, most of them for pairs that never
+     * exchange a packet. */
+    struct stamps *q;
+    uint32_t nq, qcap;
+    uint32_t *qidx;             /* size x size, the ranks' `in` */
 };
 extern struct vaced_ranks_table vaced_ranks_tab;
 
@@ -152,17 +162,21 @@ int vaced_stamp_push(int from, int to, vaced_time_t ta, int32_t conv);
 /* Whether rank r's next packet from `from` can be read: its stamp, or,
  * once `from` has ended, unstamped (sent after its simulation ended: the
  * reports). */
+static inline const struct stamps *vaced_stamp_q(const struct rank_run *r, int from)
+{
+    return &vaced_ranks_tab.q[r->in[from]];
+}
 static inline int vaced_stamp_ready(const struct rank_run *r, int from)
 {
-    return r->in[from].count > 0 || vaced_ranks_get(from)->done;
+    return vaced_stamp_q(r, from)->count > 0 || vaced_ranks_get(from)->done;
 }
 
 /* The next stamp from `from` (VACED_TIME_UNSET: none), *conv its protocol
  * change. */
 static inline vaced_time_t vaced_stamp_pop(struct rank_run *r, int from, int32_t *conv)
 {
-    struct stamps *q = &r->in[from];
-    if (q->count == 0)
+    struct stamps *q = &vaced_ranks_tab.q[r->in[from]];
+    if (q->count == 0)          /* queue 0 among them: never written */
         return VACED_TIME_UNSET;
     struct stamp s = q->s[q->head];
     q->head = q->head + 1 == q->cap ? 0 : q->head + 1;
@@ -175,18 +189,18 @@ static inline vaced_time_t vaced_stamp_pop(struct rank_run *r, int from, int32_t
 /* The protocol change of the next stamp from `from`; -1: none or no stamp. */
 static inline int32_t vaced_stamp_next_conv(const struct rank_run *r, int from)
 {
-    const struct stamps *q = &r->in[from];
+    const struct stamps *q = vaced_stamp_q(r, from);
     return q->count ? q->s[q->head].conv : -1;
 }
 
 /* Stamps from `from` queued and read so far. */
 static inline uint64_t vaced_stamp_pushed(const struct rank_run *r, int from)
 {
-    return r->in[from].pushed;
+    return vaced_stamp_q(r, from)->pushed;
 }
 static inline uint64_t vaced_stamp_popped(const struct rank_run *r, int from)
 {
-    return r->in[from].popped;
+    return vaced_stamp_q(r, from)->popped;
 }
 
 /* --- Messages ------------------------------------------------------------- */

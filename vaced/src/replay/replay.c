@@ -508,7 +508,7 @@ static int run_plain(struct rank_run *r)
                 /* the peer's queue of stamps from this rank, which the
                  * push after the model's call writes: cold by now */
                 if (peer >= 0)
-                    __builtin_prefetch(&vaced_ranks_get(peer)->in[vaced_ranks_self(r)], 1);
+                    __builtin_prefetch(vaced_stamp_q(vaced_ranks_get(peer), vaced_ranks_self(r)), 1);
                 if (sent(r, peer, (int)k, b, at))
                     vaced_stamp_push(vaced_ranks_self(r), peer, r->last.sent_ta, -1);
                 break;
@@ -807,7 +807,7 @@ out:;
         vaced_late_free(&rp.ranks[i]);
         vaced_eager_free(&rp.ranks[i]);
     }
-    vaced_ranks_stop();
+    vaced_ranks_stop(!(exit_after && !failed && !stalled_converting));
     if (exit_after && !failed && !stalled_converting)
         vaced_rank_state_bind_live();   /* what the process frees at its exit, left to it */
     else

@@ -47,11 +47,6 @@ static void load_rank(const char *dir, int dirfd, struct load_job *j)
     }
     if (vaced_survey(r, j->segments, e, sizeof e))
         goto failed;
-    r->in = calloc((size_t)j->size, sizeof *r->in);
-    if (!r->in) {
-        vaced_fail(e, sizeof e, "out of memory for rank %d", j->rank);
-        goto failed;
-    }
     r->pos = r->log.body;
     r->blocked_on = -1;
     j->failed = 0;
@@ -265,9 +260,6 @@ void vaced_replay_unload(struct rank_run *ranks, int size)
             vaced_sim_release();
         }
         vaced_log_close(&r->log);
-        for (int j = 0; r->in && j < size; j++)
-            free(r->in[j].s);
-        free(r->in);
         free(r->fires);
         free(r->seg_off);
         free(r->seg_ps);
