@@ -184,7 +184,10 @@ int vaced_sim_start_replay(int rank, int size, struct vaced_target *t, const cha
     reset_rank(rank, size, 0);
     vaced_sim_st->replay = uniform ? 2 : 1;
     vaced_sim_st->target = t;
-    snprintf(vaced_sim_st->target_path, sizeof vaced_sim_st->target_path, "%s", path);
+    /* snprintf's "%s", without its formatting machinery: a rank's start */
+    size_t n = strnlen(path, sizeof vaced_sim_st->target_path - 1);
+    memcpy(vaced_sim_st->target_path, path, n);
+    vaced_sim_st->target_path[n] = '\0';
     if (vaced_peers_init(size) ||
         (vaced_target_net_warmup(t) > 0 && vaced_send_count_connections(size)) ||
         vaced_awaited_start(size))
