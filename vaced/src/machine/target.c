@@ -268,7 +268,9 @@ int vaced_target_load(const char *path, int nranks, struct vaced_target **out,
     if (!out)
         return -1;
     *out = NULL;
-    struct vaced_cfg *c = calloc(1, sizeof *c);
+    /* not zeroed: an entry is written whole before it counts (topofile.c),
+     * and the table's pages a short file never reaches stay untouched */
+    struct vaced_cfg *c = malloc(sizeof *c);
     struct vaced_target *t = calloc(1, sizeof *t);
     int rc = -1;
     if (!c || !t) {
@@ -276,6 +278,7 @@ int vaced_target_load(const char *path, int nranks, struct vaced_target **out,
             snprintf(err, errlen, "%s: out of memory", path ? path : "(null)");
         goto done;
     }
+    c->n = 0;
     c->path = path ? path : "(null)";
     c->err = err;
     c->errlen = errlen;
