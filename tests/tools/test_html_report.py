@@ -16,6 +16,7 @@ prediction still printed).
 
     python3 tests/tools/test_html_report.py [ROOT]
 Ends with "N passed, M failed"; exits non-zero if any failed."""
+import html
 import json
 import os
 import re
@@ -227,6 +228,14 @@ with tempfile.TemporaryDirectory() as tmp:
         check("from a JSON without the breakdown and call sites the page says 'breakdown not available' "
               "and 'call sites not available'", r.returncode == 0 and "breakdown not available" in text0
               and "call sites not available" in text0, detail(r))
+        threaded = dict(old, calls_table="off: several threads called MPI on 2 of 2 ranks")
+        with open(j0, "w") as f:
+            json.dump(threaded, f)
+        r = vaced("report", os.path.join(tmp, "rep0s"), "--json", j0)
+        page0s = os.path.join(tmp, "rep0s", "report.html")
+        text0s = html.unescape(open(page0s).read()) if os.path.exists(page0s) else ""
+        check("from a JSON whose call tables are off the page says why",
+              r.returncode == 0 and "the run's call tables are off: several threads called MPI" in text0s, detail(r))
         old.pop("critical_path", None)
         with open(j0, "w") as f:
             json.dump(old, f)

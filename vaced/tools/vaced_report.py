@@ -326,7 +326,10 @@ def write_report(json_path, trace_dir, out_dir):
         body = image("call_sites.png", "call sites") + \
             f"<table><tr><th>call site</th><th>calls</th><th>time (s)</th></tr>{table}</table>"
     else:
-        body = note("call sites not available: this run's JSON has no call_sites")
+        tables = data.get("calls_table")
+        body = note("call sites not available: " + (f"the run's call tables are {tables}"
+                                                    if tables and tables != "on"
+                                                    else "this run's JSON has no call_sites"))
     parts.append(section("Top call sites", body))
 
     why = "this run's JSON has no critical_path" + ("" if ranks else " and there is no trace")
