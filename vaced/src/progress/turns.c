@@ -5,7 +5,9 @@
 int vaced_turns_add(struct vaced_turns *q, vaced_time_t start, vaced_time_t work)
 {
     if (q->count == q->cap) {
-        unsigned cap = q->cap ? 2 * q->cap : 64;
+        /* a few to start: a replay keeps one queue a rank, whose pages
+         * it first touches */
+        unsigned cap = q->cap ? 2 * q->cap : 8;
         struct vaced_turn *items = realloc(q->items, cap * sizeof *items);
         if (!items)
             return -1;
