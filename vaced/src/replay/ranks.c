@@ -177,7 +177,7 @@ static int new_queue(uint32_t *idx)
         t->q = q;
         t->qcap = cap;
     }
-    t->q[t->nq] = (struct stamps){ 0 };
+    t->q[t->nq] = (struct stamps){ .cap = VACED_STAMPS_INLINE };
     *idx = t->nq++;
     return 0;
 }
@@ -190,18 +190,19 @@ int vaced_stamp_push(int from, int to, vaced_time_t ta, int32_t conv)
     struct stamps *q = &vaced_ranks_tab.q[*idx];
     if (q->count == q->cap) {
         /* a power of two: a mask, not a division, finds the tail */
-        uint32_t cap = q->cap ? 2 * q->cap : 4;
+        uint32_t cap = 2 * q->cap;
         struct stamp *s2 = malloc(cap * sizeof *s2);
         if (!s2)
             return vaced_replay_fail("out of memory for packets in flight");
+        const struct stamp *ring = vaced_stamps_ring(q);
         for (uint32_t i = 0; i < q->count; i++)
-            s2[i] = q->s[(q->head + i) & (q->cap - 1)];
-        free(q->s);
+            s2[i] = ring[(q->head + i) & (q->cap - 1)];
+        free(q->s);             /* NULL while in the queue itself */
         q->s = s2;
         q->cap = cap;
         q->head = 0;
     }
-    q->s[(q->head + q->count++) & (q->cap - 1)] = (struct stamp){ ta, conv };
+    vaced_stamps_ring(q)[(q->head + q->count++) & (q->cap - 1)] = (struct stamp){ ta, conv };
     q->pushed++;
     /* an RTS its progress may read ahead, wherever the rank waits */
     int waits_on = vaced_ranks_tab.ranks[to].blocked_on;

@@ -26,11 +26,18 @@ struct stamp {
     vaced_time_t ta;
     int32_t conv;
 };
+#define VACED_STAMPS_INLINE 4
 struct stamps {
-    struct stamp *s;
+    struct stamp *s;            /* the ring once it outgrows `first` (cap larger) */
     uint32_t head, count, cap;
     uint64_t pushed, popped;    /* over the whole replay */
+    struct stamp first[VACED_STAMPS_INLINE];
 };
+/* The ring: in the queue itself while it fits, so that it moves with it. */
+static inline struct stamp *vaced_stamps_ring(struct stamps *q)
+{
+    return q->cap > VACED_STAMPS_INLINE ? q->s : q->first;
+}
 
 struct fire_block {
     size_t at;                  /* its FIRE_BEGIN; 0: not in the record */
@@ -178,7 +185,7 @@ static inline vaced_time_t vaced_stamp_pop(struct rank_run *r, int from, int32_t
     struct stamps *q = &vaced_ranks_tab.q[r->in[from]];
     if (q->count == 0)          /* queue 0 among them: never written */
         return VACED_TIME_UNSET;
-    struct stamp s = q->s[q->head];
+    struct stamp s = vaced_stamps_ring(q)[q->head];
     q->head = q->head + 1 == q->cap ? 0 : q->head + 1;
     q->count--;
     q->popped++;
@@ -189,8 +196,8 @@ static inline vaced_time_t vaced_stamp_pop(struct rank_run *r, int from, int32_t
 /* The protocol change of the next stamp from `from`; -1: none or no stamp. */
 static inline int32_t vaced_stamp_next_conv(const struct rank_run *r, int from)
 {
-    const struct stamps *q = vaced_stamp_q(r, from);
-    return q->count ? q->s[q->head].conv : -1;
+    struct stamps *q = &vaced_ranks_tab.q[r->in[from]];
+    return q->count ? vaced_stamps_ring(q)[q->head].conv : -1;
 }
 
 /* Stamps from `from` queued and read so far. */
