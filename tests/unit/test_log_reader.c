@@ -6,7 +6,7 @@
  * refused with "PATH: offset N: reason", N the argument's offset.  A file
  * opened in one read (vaced_log_open_at, the replay's) opens as
  * vaced_log_open opens it, or is refused alike, at every size around the
- * read's limit, and keeps its descriptor only when told to and so read.
+ * read's limit.
  *
  * Run: test_log_reader */
 #define _GNU_SOURCE             /* O_PATH */
@@ -253,12 +253,9 @@ static void opens_alike(const char *path, int dir, const char *name, int line)
     struct vaced_log a, b;
     char ea[1024] = "", eb[1024] = "";
     int ra = vaced_log_open(&a, path, ea, sizeof ea);
-    for (int way = 0; way < 3; way++) {
-        int rb = way == 1 ? vaced_log_open_at(&b, dir, name, path, 1, eb, sizeof eb)
-                 : way == 2 ? vaced_log_open_at(&b, dir, name, path,
-                                                VACED_LOG_LIKELY_SMALL | VACED_LOG_LEAVE_OPEN, eb,
-                                                sizeof eb)
-                 : vaced_log_open_at(&b, AT_FDCWD, path, path, 1, eb, sizeof eb);
+    for (int way = 0; way < 2; way++) {
+        int rb = way ? vaced_log_open_at(&b, dir, name, path, 1, eb, sizeof eb)
+                     : vaced_log_open_at(&b, AT_FDCWD, path, path, 1, eb, sizeof eb);
         if (!CHECK(ra == rb && strcmp(ea, eb) == 0))
             printf("    line %d, way %d: %s: %d \"%s\" and %d \"%s\"\n", line, way, path, ra, ea, rb,
                    eb);
@@ -298,35 +295,6 @@ static void write_sized(const char *dir, size_t bytes, int bad)
     }
 }
 
-/* The lowest descriptor free. */
-static int lowest_free(void)
-{
-    int fd = dup(2);
-    close(fd);
-    return fd;
-}
-
-/* With VACED_LOG_LEAVE_OPEN, a file read in one read keeps its descriptor
- * (the open takes the lowest free), a mapped one does not; without it,
- * neither does. */
-static void leaves_descriptor(int dir, const char *name, const char *path)
-{
-    for (int leave = 0; leave < 2; leave++) {
-        struct vaced_log l;
-        char e[1024];
-        int before = lowest_free();
-        int how = VACED_LOG_LIKELY_SMALL | (leave ? VACED_LOG_LEAVE_OPEN : 0);
-        if (!CHECK(vaced_log_open_at(&l, dir, name, path, how, e, sizeof e) == 0))
-            continue;
-        int kept = leave && l.size <= VACED_LOG_SMALL_FILE;
-        if (!CHECK((fcntl(before, F_GETFD) != -1) == kept))
-            printf("    %zu bytes, leave %d\n", l.size, leave);
-        if (kept)
-            close(before);
-        vaced_log_close(&l);
-    }
-}
-
 static void one_read_opens_alike(void)
 {
     char dir[] = "/tmp/test_log_reader.XXXXXX", path[600];
@@ -351,8 +319,6 @@ static void one_read_opens_alike(void)
                 seen_large |= l.size > VACED_LOG_SMALL_FILE && !l.heap;
                 vaced_log_close(&l);
             }
-            if (!bad)
-                leaves_descriptor(fd, name, path);
         }
     CHECK(seen_small && seen_large);    /* the sizes on both sides of the limit were made */
     FILE *f = fopen(path, "wb");        /* empty, then shorter than a header */

@@ -133,10 +133,9 @@ int vaced_log_open(struct vaced_log *log, const char *path, char *err, size_t le
     return vaced_log_open_at(log, AT_FDCWD, path, path, 0, err, len);
 }
 
-int vaced_log_open_at(struct vaced_log *log, int dir, const char *name, const char *path, int how,
+int vaced_log_open_at(struct vaced_log *log, int dir, const char *name, const char *path, int small,
                       char *err, size_t len)
 {
-    int small = how & VACED_LOG_LIKELY_SMALL;
     *log = (struct vaced_log){ 0 };
     int fd = openat(dir, name, O_RDONLY | O_CLOEXEC);
     if (fd < 0 || !(log->path = strdup(path))) {
@@ -160,8 +159,7 @@ int vaced_log_open_at(struct vaced_log *log, int dir, const char *name, const ch
                vaced_log_close(log), -1;
     }
     if (got) {
-        if (!(how & VACED_LOG_LEAVE_OPEN))
-            close(fd);
+        close(fd);
     } else if (log->size <= SMALL_FILE) {
         if (read_small(log, fd)) {
             snprintf(err, len, "%s: %s", path, strerror(errno));

@@ -36,13 +36,10 @@ int vaced_log_open(struct vaced_log *log, const char *path, char *err, size_t le
 #define VACED_LOG_SLACK 64u
 /* The same for `name` in directory `dir` (an open descriptor, whose
  * lookup is shorter than the whole path's, or AT_FDCWD), named `path` in
- * messages, as `how` says: with VACED_LOG_LIKELY_SMALL, a file likely
- * small (at most VACED_LOG_SMALL_FILE, as its record's other files: a
- * replay's ranks) is read in one read, without fstat; with
- * VACED_LOG_LEAVE_OPEN too, a file so read keeps its descriptor, for a
- * process that exits soon after to close (a close is a system call). */
-enum { VACED_LOG_LIKELY_SMALL = 1, VACED_LOG_LEAVE_OPEN = 2 };
-int vaced_log_open_at(struct vaced_log *log, int dir, const char *name, const char *path, int how,
+ * messages; a file likely `small` (at most VACED_LOG_SMALL_FILE, as its
+ * record's other files: a replay's ranks) is read in one read, without
+ * fstat. */
+int vaced_log_open_at(struct vaced_log *log, int dir, const char *name, const char *path, int small,
                       char *err, size_t len);
 void vaced_log_close(struct vaced_log *log);
 

@@ -712,8 +712,7 @@ static enum run_outcome run_once(const char *dir, const char *target, int conver
     struct vaced_target *t = NULL;
     char path[512], why[1024];
     int stalled_converting = 0, failed_load = 0;
-    if (vaced_replay_load(dir, uniform_compute, loaders, exit_after, &rp.ranks, &rp.size, err,
-                          len)) {
+    if (vaced_replay_load(dir, uniform_compute, loaders, &rp.ranks, &rp.size, err, len)) {
         failed_load = 1;
         goto out;
     }

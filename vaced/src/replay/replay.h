@@ -24,10 +24,9 @@ void vaced_replay_uniform_compute(int on);
  * may run on.  Replays run side by side (vaced sweep) share the CPUs. */
 void vaced_replay_loaders(int n);
 
-/* Whether the process exits once the replay that follows has succeeded
- * (or failed): its ranks' memory (their files, messages and model
- * states) is then left to the exit, which frees it at once, and so are
- * the descriptors of a small record's files; off by default, and for any
+/* Whether the process exits once the replay that follows has succeeded:
+ * its ranks' memory (their files, messages and model states) is then
+ * left to the exit, which frees it at once; off by default, and for any
  * caller that replays again or checks for leaks. */
 void vaced_replay_exit_after(int on);
 

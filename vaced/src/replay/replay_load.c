@@ -24,7 +24,7 @@
  * notices). */
 struct load_job {
     struct rank_run *r;
-    int rank, size, segments, how, failed;
+    int rank, size, segments, small, failed;
     char *err;
 };
 
@@ -64,7 +64,7 @@ static void load_rank(const char *dir, size_t dirlen, int dirfd, struct load_job
     path[at + nlen] = '\0';
     const char *name = dirfd == AT_FDCWD ? path : path + at;
     j->failed = 1;
-    if (!r->log.data && vaced_log_open_at(&r->log, dirfd, name, path, j->how, why, sizeof why)) {
+    if (!r->log.data && vaced_log_open_at(&r->log, dirfd, name, path, j->small, why, sizeof why)) {
         vaced_fail(e, sizeof e, "%s (the record has %d ranks)", why, j->size);
         goto failed;
     }
@@ -184,11 +184,8 @@ static int missing(const char *dir, int from, int n, char *err, size_t len)
     return 0;
 }
 
-/* Descriptors of small files a load may leave open (leave_open). */
-#define LEAVE_OPEN_MAX 256
-
-int vaced_replay_load(const char *dir, int segments, int loaders, int leave_open,
-                      struct rank_run **ranks, int *size, char *err, size_t len)
+int vaced_replay_load(const char *dir, int segments, int loaders, struct rank_run **ranks, int *size,
+                      char *err, size_t len)
 {
     char path[VACED_LOG_PATH_MAX + 32], why[1024];
     struct vaced_log first;
@@ -224,17 +221,12 @@ int vaced_replay_load(const char *dir, int segments, int loaders, int leave_open
             return -1;
         return vaced_fail(err, len, "out of memory for %d ranks", n);
     }
-    /* the others' files are read as rank 0's, in one read if it was
-     * small; their descriptors left to the process's exit if it exits
-     * after the replay, as many as stay well below any usual limit on
-     * open files (a replay that converts protocols may load twice) */
-    int how = first.heap ? VACED_LOG_LIKELY_SMALL : 0;
-    if (how && leave_open && n <= LEAVE_OPEN_MAX)
-        how |= VACED_LOG_LEAVE_OPEN;
+    /* the others' files are read as rank 0's, in one read if it was small */
+    int small = first.heap;
     rs[0].log = first;
     for (int i = 0; i < n; i++) {
         pool.jobs[i] = (struct load_job){ .r = &rs[i], .rank = i, .size = n, .segments = segments,
-                                          .how = how };
+                                          .small = small };
         rs[i].state = (char *)states + (size_t)i * state_stride();
     }
     if (n > 1) {

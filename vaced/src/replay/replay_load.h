@@ -9,12 +9,11 @@
  * once (counting messages, finding the fire blocks; with `segments`,
  * keeping the compute segments and hashing the calls for uniform.h), so
  * a replay never meets a bad one midway, with `loaders` threads (0: one a
- * CPU); `leave_open`: the process exits soon after, and may keep small
- * files' descriptors for its exit to close.  *ranks gets *size ranks,
- * each with its model state block (unbound, zeroed).  0, or -1 with "FILE: offset N: reason" in err
+ * CPU): *ranks gets *size ranks, each with its model state block
+ * (unbound, zeroed).  0, or -1 with "FILE: offset N: reason" in err
  * (what was loaded is freed). */
-int vaced_replay_load(const char *dir, int segments, int loaders, int leave_open,
-                      struct rank_run **ranks, int *size, char *err, size_t len);
+int vaced_replay_load(const char *dir, int segments, int loaders, struct rank_run **ranks, int *size,
+                      char *err, size_t len);
 /* Frees them, each rank's model state with it (not the shared target). */
 void vaced_replay_unload(struct rank_run *ranks, int size);
 
