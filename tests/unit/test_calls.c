@@ -57,6 +57,19 @@ static const struct vaced_call_row *row_named(const struct vaced_call_row *rows,
     return NULL;
 }
 
+/* Rank 0's merge of two ranks' packed tables, a then b, as the gather
+ * lays them out. */
+static int merge_two(const void *a, size_t alen, const void *b, size_t blen)
+{
+    char *two = malloc(alen + blen);
+    memcpy(two, a, alen);
+    memcpy(two + alen, b, blen);
+    int64_t lens[2] = {(int64_t) alen, (int64_t) blen};
+    int rc = vaced_calls_merge(two, lens, 2);
+    free(two);
+    return rc;
+}
+
 static void test_tables(void)
 {
     vaced_running = 1;
@@ -67,12 +80,7 @@ static void test_tables(void)
     const void *packed;
     size_t len = vaced_calls_packed(&packed);
     CHECK(len > 8);
-    char *two = malloc(2 * len);
-    memcpy(two, packed, len);
-    memcpy(two + len, packed, len);
-    int64_t lens[2] = {(int64_t) len, (int64_t) len};
-    CHECK_EQ_I64(vaced_calls_merge(two, lens, 2), 0);
-    free(two);
+    CHECK_EQ_I64(merge_two(packed, len, packed, len), 0);
 
     size_t n;
     const struct vaced_call_row *rows = vaced_calls_merged(&n);
@@ -285,12 +293,7 @@ static void test_threads(void)
     const void *single;
     size_t single_len = vaced_calls_packed(&single);
     CHECK(single_len > 8);
-    char *two = malloc(len + single_len);
-    memcpy(two, single, single_len);
-    memcpy(two + single_len, packed, len);
-    int64_t lens[2] = {(int64_t) single_len, (int64_t) len};
-    CHECK_EQ_I64(vaced_calls_merge(two, lens, 2), 0);
-    free(two);
+    CHECK_EQ_I64(merge_two(single, single_len, packed, len), 0);
     size_t n;
     CHECK(vaced_calls_merged(&n) == NULL && n == 0);
     CHECK(vaced_calls_table_state() &&
