@@ -176,6 +176,27 @@ check_run "default run: prediction_raw_s is the library's line ($library)" \
 check_run "default run: the summary's rows: the least of 2 executions, executions and range" \
     grep -qzE "prediction +[0-9.]+ s. +each segment the least of its 2 executions' measurements \(2 of 2 ranks combined\).executions +[0-9.]+, [0-9.]+ s; range" run1b.out
 
+raw=$(jq_py run1b.json '"%.9f" % d["prediction_raw_s"]')
+check_run "default run: the per-call tables say they are the first execution's" \
+    test "$(grep -cF "share of all ranks' predicted time; the first execution's, predicted $raw s)" run1b.out)" -eq 2
+check_run "one execution: the tables' header names no execution" \
+    test "$(grep -c "^top .*(time over all ranks; share of all ranks' predicted time)$" run1.out)" -eq 2
+
+# 1c. A program linked by install/vanilla's compilers (DT_RUNPATH) runs on
+# VACED's library; one whose DT_RPATH forces another libmpi is named.
+VANILLA=$ROOT/install/vanilla
+if "$VANILLA/bin/mpicc" -O2 -o "$BIN/pingpong-vanilla" "$ROOT/tests/mpi/pingpong.c" &&
+   cc -O2 -o "$BIN/pingpong-rpath" "$ROOT/tests/mpi/pingpong.c" -I"$VANILLA/include" -L"$VANILLA/lib" \
+       -Wl,--disable-new-dtags,-rpath,"$VANILLA/lib" -lmpi; then
+    expect "a program built by vanilla's mpicc: predicted on VACED's library" 0 '^prediction +[0-9.]+ s$' \
+        "$VACED" run -n 2 --target paper-16 --quiet -- "$BIN/pingpong-vanilla" 1000 50
+    expect "a program whose RPATH loads another libmpi: the error names it" 1 \
+        "rank 0 reported no prediction \(.*pingpong-rpath loads $VANILLA/lib/libmpi\.so.*not VACED's library.*rebuild it with" \
+        "$VACED" run -n 2 --target paper-16 --quiet -- "$BIN/pingpong-rpath" 1000 50
+else
+    fail "building pingpong with install/vanilla's mpicc and with an RPATH to it"
+fi
+
 # 2. Quiet, on 1 host core, with progress and a given vanilla time.  The
 # progress line comes once a second: the loop is sized from this host's
 # speed (a short run's own CPU time) so that each rank computes 1 s, 2 s

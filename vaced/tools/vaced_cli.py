@@ -293,8 +293,14 @@ def c_tool(name):
     cmd = cc + ["-std=gnu11", "-O2", "-I" + os.path.join(ROOT, "vaced", "include"),
                 "-I" + os.path.join(ROOT, "vaced", "src"), "-o", tmp] + \
         [s for s in sources if s.endswith(".c")] + ["-lm"]
+    # Link-time optimization inlines the model's small calls across its
+    # files (no change to its arithmetic: no fast-math); a compiler or
+    # linker without it builds the tool as before.
     try:
-        r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+        r = subprocess.run(cmd[:len(cc)] + ["-flto"] + cmd[len(cc):], stdout=subprocess.PIPE,
+                           stderr=subprocess.STDOUT, text=True)
+        if r.returncode != 0:
+            r = subprocess.run(cmd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
     except OSError as e:
         os.unlink(tmp)
         raise Failure(f"cannot build {name}: {e} (install a C compiler, or set CC)")
@@ -505,12 +511,42 @@ def launcher(o, prefix):
     return cmd + o["program"]
 
 
+def with_mpi_library(env, prefix):
+    """env whose loader finds prefix's libmpi first: a program built with
+    either install's (or any MPICH-ABI) compilers runs on that install's
+    library, as the compilers' DT_RUNPATH yields to LD_LIBRARY_PATH."""
+    return dict(env, LD_LIBRARY_PATH=os.path.join(prefix, "lib") +
+                (":" + env["LD_LIBRARY_PATH"] if env.get("LD_LIBRARY_PATH") else ""))
+
+
+def loaded_mpi_library(program, env):
+    """The libmpi the loader gives program under env (ldd), or None."""
+    try:
+        r = subprocess.run(["ldd", program], env=env, stdout=subprocess.PIPE, stderr=subprocess.DEVNULL,
+                           text=True, timeout=30)
+    except (OSError, subprocess.TimeoutExpired):
+        return None
+    m = re.search(r"libmpi\.so\S*\s+=>\s+(\S+)", r.stdout)
+    return m and os.path.realpath(m.group(1))
+
+
+def no_prediction_reason(o, env, status):
+    """Why rank 0 may have written no prediction, for the error line."""
+    if status != 0:
+        return f"mpiexec exit status {status}; see the output above"
+    program = shutil.which(o["program"][0]) or o["program"][0]
+    lib = loaded_mpi_library(program, env)
+    if lib and not lib.startswith(os.path.realpath(VACED_PREFIX) + os.sep):
+        return (f"{o['program'][0]} loads {lib}, not VACED's library in {VACED_PREFIX}/lib: "
+                "it was linked with an RPATH to another MPI; rebuild it with "
+                f"{VACED_PREFIX}/bin/mpicc (or mpif90)")
+    return "mpiexec exit status 0; see the output above"
+
+
 def time_vanilla(o):
     """Wall time of the same command on install/vanilla; output discarded."""
     say("timing the program on install/vanilla (unpatched MPICH) first")
-    env = vaced_jobsize.rank_env(os.environ)
-    env["LD_LIBRARY_PATH"] = os.path.join(VANILLA_PREFIX, "lib") + \
-        (":" + env["LD_LIBRARY_PATH"] if env.get("LD_LIBRARY_PATH") else "")
+    env = with_mpi_library(vaced_jobsize.rank_env(os.environ), VANILLA_PREFIX)
     with tempfile.TemporaryFile() as log:
         t0 = time.monotonic()
         r = subprocess.run(launcher(o, VANILLA_PREFIX), env=env, stdout=log, stderr=log)
@@ -639,10 +675,13 @@ def summary_table(data, o, wall, vanilla):
     tables = data.get("calls_table")
     if tables and tables != "on":     # say why no per-call table follows
         rows.append(("call tables", tables))
+    # the library's tables are the first execution's; the estimate is a replay
+    raw = data.get("prediction_raw_s")
+    scope = f"; the first execution's, predicted {raw:.9f} s" if raw is not None else ""
     rule = "-" * 72
     return "\n".join(["vaced summary " + rule[14:]] + [f"{k:<16} {v}" for k, v in rows] + [rule]) + "\n" + \
-        top_table(data.get("calls"), "MPI function", lambda c: c["function"]) + \
-        top_table(data.get("call_sites"), "call site", site_label)
+        top_table(data.get("calls"), "MPI function", lambda c: c["function"], scope) + \
+        top_table(data.get("call_sites"), "call site", site_label, scope)
 
 
 def site_label(s):
@@ -655,13 +694,14 @@ def site_label(s):
     return s["function"] + (f" in {caller}" if caller else "") + (f" ({where})" if where else "")
 
 
-def top_table(rows, what, label, top=10):
+def top_table(rows, what, label, scope="", top=10):
     """The top rows of the JSON's calls or call_sites by predicted time,
-    with their main terms; '' when the run has none."""
+    with their main terms; '' when the run has none.  scope says which
+    execution they measure when it is not the prediction's."""
     if not rows:
         return ""
     lines = [f"top {min(top, len(rows))} of {len(rows)} by {what} (time over all ranks; share of "
-             f"all ranks' predicted time)",
+             f"all ranks' predicted time{scope})",
              f"  {'calls':>9} {'time (s)':>12} {'share':>7}  {what}: main terms"]
     for r in rows[:top]:
         terms = sorted(r["breakdown"].items(), key=lambda kv: -kv[1])
@@ -730,7 +770,8 @@ def cmd_run(argv):
         vanilla = (time_vanilla(o), "measured")
     repeat = o["--repeat"]
     tmpdir = tempfile.mkdtemp(prefix="vaced-run.")
-    env = dict(vaced_jobsize.rank_env(os.environ), VACED_TARGET=os.path.abspath(o["target_path"]), VACED_QUIET="0")
+    env = dict(with_mpi_library(vaced_jobsize.rank_env(os.environ), VACED_PREFIX),
+               VACED_TARGET=os.path.abspath(o["target_path"]), VACED_QUIET="0")
     env.pop("VACED_OTF2", None)         # the front end's, not the library's
     trace_dir = o.get("--trace")
     if not trace_dir and ("--otf2" in o or "--report" in o):
@@ -767,7 +808,7 @@ def cmd_run(argv):
                 break
         data = read_json(os.path.join(tmpdir, "vaced-0.json"))
         if data is None:
-            say(f"rank 0 reported no prediction (mpiexec exit status {status}); see the output above")
+            say(f"rank 0 reported no prediction ({no_prediction_reason(o, env, status)})")
             return status or 1
         if estimate and status == 0:
             outputs_failed = not add_estimate(data, executions, record_dir, o["target_path"], tmpdir,
