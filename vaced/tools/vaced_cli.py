@@ -278,13 +278,13 @@ def checker():
 
 def c_tool(name):
     """build/tools/NAME from vaced/tools/NAME.c and the library's sources,
-    (re)built when a source is newer."""
+    (re)built when a source, or this file's way of building it, is newer."""
     binary = os.path.join(ROOT, "build", "tools", name)
     sources = [os.path.join(TOOLS, name + ".c")] + \
         glob.glob(os.path.join(ROOT, "vaced", "src", "*", "*.[ch]")) + \
         glob.glob(os.path.join(ROOT, "vaced", "include", "*.h"))
-    if os.path.exists(binary) and \
-            os.path.getmtime(binary) >= max(os.path.getmtime(s) for s in sources):
+    if os.path.exists(binary) and os.path.getmtime(binary) >= \
+            max(os.path.getmtime(s) for s in sources + [os.path.realpath(__file__)]):
         return binary
     os.makedirs(os.path.dirname(binary), exist_ok=True)
     fd, tmp = tempfile.mkstemp(dir=os.path.dirname(binary), prefix="." + name + ".")
