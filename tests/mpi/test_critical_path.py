@@ -275,6 +275,27 @@ def test_bad_input(trace, tmp):
     lines[n] = lines[n][:40]
     open(f, "w").write("\n".join(lines) + "\n")
     refused("a truncated wait line", vaced("critical-path", bad), f"vaced-trace.2.csv:{n + 1}:")
+    f = os.path.join(copy(), "vaced-trace.0.csv")
+    lines = open(f).read().splitlines()
+    n = next(i for i, x in enumerate(lines) if x.startswith("compute,"))
+    lines[n] = "compute,-0.000000000001,0.000000000002"
+    open(f, "w").write("\n".join(lines) + "\n")
+    refused("a negative time in a span", vaced("critical-path", bad), f"vaced-trace.0.csv:{n + 1}:")
+
+    # one process reads a directory once, and again when a file changed
+    sys.path.insert(0, os.path.join(ROOT, "vaced", "tools"))
+    import vaced_traces
+    copy()
+    first = vaced_traces.read_dir(bad)
+    f = os.path.join(bad, "vaced-trace.0.csv")
+    with open(f, "a") as out:
+        out.write("compute,%d.000000000000,%d.000000000000\n" % (10 ** 6, 10 ** 6 + 1))
+    again = vaced_traces.read_dir(bad)
+    check("a trace read again after a change gives the change; unchanged, the same ranks",
+          again is not first and again[0].end_ps == (10 ** 6 + 1) * 10 ** 12 and
+          first[0].end_ps < again[0].end_ps and vaced_traces.read_dir(bad) is again,
+          f"{first[0].end_ps} {again[0].end_ps}")
+
     os.unlink(os.path.join(copy(), "vaced-trace.1.csv"))
     refused("a rank's trace missing", vaced("critical-path", bad), "vaced-trace.1.csv is missing")
     copy()

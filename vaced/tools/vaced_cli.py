@@ -825,6 +825,7 @@ def cmd_run(argv):
                                               wake_up=o.get("--wake-up", False))
         data.setdefault("prediction_interval_s", None)
         if trace_dir:
+            say_reading_traces(trace_dir, o)
             add_critical_path(data, trace_dir)
         if o.get("--uniform-compute"):
             outputs_failed = not add_uniform_compute(data, record_dir, o["target_path"], tmpdir) \
@@ -923,6 +924,18 @@ def add_uniform_compute(data, record_dir, target, tmpdir):
                                "change": pred / data["prediction_s"] - 1 if data["prediction_s"] else None,
                                "groups": int(groups.group(1)) if groups else None}
     return True
+
+
+def say_reading_traces(trace_dir, o):
+    """One line before the traces' long reads: what is read, for what."""
+    try:
+        files = [os.path.join(trace_dir, f) for f in os.listdir(trace_dir)]
+        size = sum(os.path.getsize(f) for f in files if os.path.isfile(f))
+    except OSError:
+        return
+    uses = ["the critical path"] + ["the OTF2 archive"] * ("--otf2" in o) + ["the report"] * ("--report" in o)
+    say(f"reading {size / 1e6:.0f} MB of traces ({len(files)} files) for " +
+        (", ".join(uses[:-1]) + " and " + uses[-1] if len(uses) > 1 else uses[0]))
 
 
 def add_critical_path(data, trace_dir):

@@ -229,7 +229,8 @@ def plot_critical_path(comp, plt, path):
     plt.close(fig)
 
 
-def plot_timeline(ranks, plt, path, route=([], [])):
+def plot_timeline(ranks, traced, plt, path, route=([], [])):
+    """The first ranks' timeline (of `traced` ranks in all); the messages drawn."""
     from matplotlib.collections import LineCollection
     from matplotlib.patches import Patch
     shown = ranks[:MAX_TIMELINE_RANKS]
@@ -256,7 +257,7 @@ def plot_timeline(ranks, plt, path, route=([], [])):
     ax.set_xlim(0, max(r.end_ps for r in shown) / 1e12 or 1)
     ax.set_xlabel("target time (s)")
     ax.set_ylabel("rank")
-    ax.set_title(f"timeline of ranks 0-{len(shown) - 1}" + (f" of {len(ranks)}" if len(ranks) > len(shown) else "")
+    ax.set_title(f"timeline of ranks 0-{len(shown) - 1}" + (f" of {traced}" if traced > len(shown) else "")
                  + f", {len(lines)} messages")
     handles = [Patch(color=c, label=SPAN_LABELS[k]) for k, c in SPAN_COLOURS.items()]
     handles.append(plt.Line2D([], [], color="black", linewidth=0.8, label="message"))
@@ -307,7 +308,12 @@ def write_report(json_path, trace_dir, out_dir):
     matplotlib.use("Agg")
     import matplotlib.pyplot as plt
     data = load_json(json_path)
-    ranks = vaced_traces.read_dir(trace_dir) if trace_dir else None
+    ranks, traced = None, 0
+    if trace_dir and critical_path(data) is None:
+        ranks = vaced_traces.read_dir(trace_dir)        # the path needs every rank
+        traced = len(ranks)
+    elif trace_dir:                                     # the timeline needs its own
+        ranks, traced = vaced_traces.read_first(trace_dir, MAX_TIMELINE_RANKS)
     parts = []
     rows = "".join(f"<tr><th>{html.escape(k)}</th><td>{html.escape(v)}</td></tr>" for k, v in summary_rows(data))
     parts.append(section("Job summary", f"<table>{rows}</table>"))
@@ -347,10 +353,10 @@ def write_report(json_path, trace_dir, out_dir):
     parts.append(section("The critical path", body))
 
     if ranks:
-        n = plot_timeline(ranks, plt, os.path.join(out_dir, "timeline.png"), path_route(data))
-        shown = f" (the first {MAX_TIMELINE_RANKS} shown)" if len(ranks) > MAX_TIMELINE_RANKS else ""
+        n = plot_timeline(ranks, traced, plt, os.path.join(out_dir, "timeline.png"), path_route(data))
+        shown = f" (the first {MAX_TIMELINE_RANKS} shown)" if traced > MAX_TIMELINE_RANKS else ""
         body = image("timeline.png", "timeline") + \
-            f"<p>{len(ranks)} ranks traced{shown}; {n} messages between the ranks shown drawn from send to receive.</p>"
+            f"<p>{traced} ranks traced{shown}; {n} messages between the ranks shown drawn from send to receive.</p>"
     else:
         body = note("timeline not available: no trace (vaced report --trace DIR, or vaced run --report)")
     parts.append(section("Timeline", body))
