@@ -681,7 +681,8 @@ def summary_table(data, o, wall, vanilla):
         top = sorted(((v, k) for k, v in cp["breakdown"].items() if v > 0), reverse=True)[:3]
         rows.append(("critical path", f"{cp['length_s']:.9f} s: "
                      + ", ".join(f"{k} {100 * v / length:.1f} %" for v, k in top)
-                     + f"; {len(set(cp['ranks']))} ranks, {len(cp['hops'])} hops"))
+                     + f"; {len(set(cp['ranks']))} ranks, {len(cp['hops'])} hops"
+                     + ("; the first execution's" if data.get("prediction_raw_s") is not None else "")))
     tables = data.get("calls_table")
     if tables and tables != "on":     # say why no per-call table follows
         rows.append(("call tables", tables))
