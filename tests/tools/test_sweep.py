@@ -245,6 +245,9 @@ with tempfile.TemporaryDirectory() as tmp:
     refused("a relative value for a key the base does not set",
             r"vary send_overhead=2x: .*base target.* does not set it", rec, "--target", "paper-16",
             "--vary", "send_overhead=2x")
+    refused("a relative value of a misspelt key: the message also suggests the key's name",
+            r"vary lat=0\.5x: .*does not set it: give an absolute value, or check the key's name", rec,
+            "--target", "paper-16", "--vary", "lat=0.5x")
     refused("a relative value of a key that is not a number", r"vary hops=2x: .*'0 3' is not a number", rec,
             "--target", "paper-16", "--vary", "hops=2x")
     refused("a value the checker refuses", r"vary bnet=-1 GB/s: 'bnet' must not be negative", rec,

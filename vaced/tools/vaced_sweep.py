@@ -229,7 +229,8 @@ def parse_vary(spec, base):
         if m:
             if key not in base:
                 raise_usage(f"vary {key}={v}: a relative value needs '{key}' in the base target, "
-                            f"which does not set it: give an absolute value")
+                            f"which does not set it: give an absolute value, or check the key's name "
+                            f"(docs/targets.md lists the keys)")
             q = quantity(base[key])
             if q is None:
                 raise_usage(f"vary {key}={v}: the base target's value '{base[key]}' is not a number "
