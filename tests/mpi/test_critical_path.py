@@ -257,30 +257,22 @@ def test_bad_input(trace, tmp):
         check(f"bad input, {label}: exit 1 naming {want}, no traceback",
               r.returncode == 1 and want in r.stderr and "Traceback" not in r.stderr + r.stdout, detail(r))
 
-    f = os.path.join(copy(), "vaced-trace.1.csv")
-    lines = open(f).read().splitlines()
-    n = next(i for i, x in enumerate(lines) if x.startswith("wait,"))
-    lines[n] = lines[n].replace(",recv,", ",sideways,")
-    open(f, "w").write("\n".join(lines) + "\n")
-    refused("a garbled wait line", vaced("critical-path", bad), f"vaced-trace.1.csv:{n + 1}:")
-    f = os.path.join(copy(), "vaced-trace.0.csv")
-    lines = open(f).read().splitlines()
-    n = next(i for i, x in enumerate(lines) if x.startswith("step,"))
-    lines[n] = "step,0.1,0.05,0.2,copy,copy"
-    open(f, "w").write("\n".join(lines) + "\n")
-    refused("a step that goes back", vaced("critical-path", bad), f"vaced-trace.0.csv:{n + 1}:")
-    f = os.path.join(copy(), "vaced-trace.2.csv")
-    lines = open(f).read().splitlines()
-    n = next(i for i, x in enumerate(lines) if x.startswith("wait,"))
-    lines[n] = lines[n][:40]
-    open(f, "w").write("\n".join(lines) + "\n")
-    refused("a truncated wait line", vaced("critical-path", bad), f"vaced-trace.2.csv:{n + 1}:")
-    f = os.path.join(copy(), "vaced-trace.0.csv")
-    lines = open(f).read().splitlines()
-    n = next(i for i, x in enumerate(lines) if x.startswith("compute,"))
-    lines[n] = "compute,-0.000000000001,0.000000000002"
-    open(f, "w").write("\n".join(lines) + "\n")
-    refused("a negative time in a span", vaced("critical-path", bad), f"vaced-trace.0.csv:{n + 1}:")
+    def edited(rank, kind, edit):
+        """A fresh copy with rank's first KIND line edited; FILE:LINE: of it."""
+        f = os.path.join(copy(), f"vaced-trace.{rank}.csv")
+        lines = open(f).read().splitlines()
+        n = next(i for i, x in enumerate(lines) if x.startswith(kind + ","))
+        lines[n] = edit(lines[n])
+        open(f, "w").write("\n".join(lines) + "\n")
+        return f"vaced-trace.{rank}.csv:{n + 1}:"
+
+    for label, rank, kind, edit in (
+            ("a garbled wait line", 1, "wait", lambda x: x.replace(",recv,", ",sideways,")),
+            ("a step that goes back", 0, "step", lambda x: "step,0.1,0.05,0.2,copy,copy"),
+            ("a truncated wait line", 2, "wait", lambda x: x[:40]),
+            ("a negative time in a span", 0, "compute", lambda x: "compute,-0.000000000001,0.000000000002")):
+        where = edited(rank, kind, edit)
+        refused(label, vaced("critical-path", bad), where)
 
     # one process reads a directory once, and again when a file changed
     sys.path.insert(0, os.path.join(ROOT, "vaced", "tools"))
