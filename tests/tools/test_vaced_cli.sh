@@ -91,7 +91,7 @@ check_run "nothing was launched by the failing commands" test ! -e "$TMP/launche
 # --- mpiexec missing: a copy of the tool in a tree without install/ --------
 "$VACED" check-target paper-16 >/dev/null     # builds the checker if needed
 mkdir -p fake/vaced/tools fake/build/tools
-cp "$VACED" "$ROOT/vaced/tools/vaced_cli.py" "$ROOT/vaced/tools/vaced_jobsize.py" "$ROOT/vaced/tools/vaced-check.c" fake/vaced/tools/
+cp "$VACED" "$ROOT/vaced/tools/vaced_cli.py" "$ROOT/vaced/tools/vaced_jobsize.py" "$ROOT/vaced/tools/vaced_run.py" "$ROOT/vaced/tools/vaced_summary.py" "$ROOT/vaced/tools/vaced-check.c" fake/vaced/tools/
 ln -s "$ROOT/vaced/src" "$ROOT/vaced/include" fake/vaced/
 ln -s "$ROOT/topo" fake/topo
 cp "$ROOT/build/tools/vaced-check" fake/build/tools/   # newer than the sources: not rebuilt
