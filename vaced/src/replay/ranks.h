@@ -166,13 +166,15 @@ static inline int vaced_replay_failed(void)
  * it waits for it: 0, or -1 failed. */
 int vaced_stamp_push(int from, int to, vaced_time_t ta, int32_t conv);
 
-/* Whether rank r's next packet from `from` can be read: its stamp, or,
- * once `from` has ended, unstamped (sent after its simulation ended: the
- * reports). */
-static inline const struct stamps *vaced_stamp_q(const struct rank_run *r, int from)
+/* Rank r's queue of stamps from `from` (queue 0, empty, until the first). */
+static inline struct stamps *vaced_stamp_q(const struct rank_run *r, int from)
 {
     return &vaced_ranks_tab.q[r->in[from]];
 }
+
+/* Whether rank r's next packet from `from` can be read: its stamp, or,
+ * once `from` has ended, unstamped (sent after its simulation ended: the
+ * reports). */
 static inline int vaced_stamp_ready(const struct rank_run *r, int from)
 {
     return vaced_stamp_q(r, from)->count > 0 || vaced_ranks_get(from)->done;
@@ -182,7 +184,7 @@ static inline int vaced_stamp_ready(const struct rank_run *r, int from)
  * change. */
 static inline vaced_time_t vaced_stamp_pop(struct rank_run *r, int from, int32_t *conv)
 {
-    struct stamps *q = &vaced_ranks_tab.q[r->in[from]];
+    struct stamps *q = vaced_stamp_q(r, from);
     if (q->count == 0)          /* queue 0 among them: never written */
         return VACED_TIME_UNSET;
     struct stamp s = vaced_stamps_ring(q)[q->head];
@@ -196,7 +198,7 @@ static inline vaced_time_t vaced_stamp_pop(struct rank_run *r, int from, int32_t
 /* The protocol change of the next stamp from `from`; -1: none or no stamp. */
 static inline int32_t vaced_stamp_next_conv(const struct rank_run *r, int from)
 {
-    struct stamps *q = &vaced_ranks_tab.q[r->in[from]];
+    struct stamps *q = vaced_stamp_q(r, from);
     return q->count ? vaced_stamps_ring(q)[q->head].conv : -1;
 }
 

@@ -28,9 +28,9 @@ struct load_job {
     char *err;
 };
 
-/* "rank-%06d.vlog" at name (32 bytes): what snprintf writes, without its
- * formatting machinery, which cost a small file's load more than its
- * read. */
+/* "rank-%06d.vlog" at name (at most 21 bytes with its NUL): what
+ * snprintf writes, without its formatting machinery, which cost a small
+ * file's load more than its read. */
 static void rank_file_name(char *name, int rank)
 {
     char digits[12];
@@ -50,19 +50,17 @@ static void load_rank(const char *dir, size_t dirlen, int dirfd, struct load_job
 {
     char path[VACED_LOG_PATH_MAX + 32], why[1024], e[1024];
     struct rank_run *r = j->r;
-    /* "%s/rank-%06d.vlog", truncated as snprintf would */
-    size_t at = dirlen < sizeof path - 1 ? dirlen : sizeof path - 1;
-    memcpy(path, dir, at);
-    path[at] = '\0';
-    if (at < sizeof path - 1)
-        path[at++] = '/';
-    char name_buf[32];
-    rank_file_name(name_buf, j->rank);
-    size_t room = sizeof path - at, nlen = strlen(name_buf);
-    nlen = nlen < room - 1 ? nlen : room - 1;
-    memcpy(path + at, name_buf, nlen);
-    path[at + nlen] = '\0';
-    const char *name = dirfd == AT_FDCWD ? path : path + at;
+    const char *name = path;
+    if (dirlen + 32 <= sizeof path) {   /* "%s/rank-%06d.vlog" */
+        memcpy(path, dir, dirlen);
+        path[dirlen] = '/';
+        rank_file_name(path + dirlen + 1, j->rank);
+        if (dirfd != AT_FDCWD)
+            name = path + dirlen + 1;
+    } else {                            /* too long to open: named as snprintf cuts it */
+        snprintf(path, sizeof path, "%s/rank-%06d.vlog", dir, j->rank);
+        dirfd = AT_FDCWD;
+    }
     j->failed = 1;
     if (!r->log.data && vaced_log_open_at(&r->log, dirfd, name, path, j->small, why, sizeof why)) {
         vaced_fail(e, sizeof e, "%s (the record has %d ranks)", why, j->size);
