@@ -287,6 +287,9 @@ def test_bad_input(trace, tmp):
           again is not first and again[0].end_ps == (10 ** 6 + 1) * 10 ** 12 and
           first[0].end_ps < again[0].end_ps and vaced_traces.read_dir(bad) is again,
           f"{first[0].end_ps} {again[0].end_ps}")
+    head, traced = vaced_traces.read_first(bad, 2)
+    check("the first ranks of the directory last read are its ranks, not read again",
+          traced == len(again) and len(head) == 2 and all(a is b for a, b in zip(head, again)))
 
     os.unlink(os.path.join(copy(), "vaced-trace.1.csv"))
     refused("a rank's trace missing", vaced("critical-path", bad), "vaced-trace.1.csv is missing")

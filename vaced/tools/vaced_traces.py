@@ -175,16 +175,27 @@ def read_rank(rank, path):
     return r
 
 
+_last_read = (None, None)       # (the files' identity, their ranks)
+
+
+def _files(d):
+    """d's traces in rank order, [(rank, path)], and their identity (path,
+    size, mtime, inode): a file changed is a different identity."""
+    files = sorted(trace_files(d).items())
+    return files, tuple((path, st.st_size, st.st_mtime_ns, st.st_ino)
+                        for path, st in ((p, os.stat(p)) for _, p in files))
+
+
 def read_first(d, n):
-    """The first n ranks' traces of directory d, and how many ranks it holds."""
+    """The first n ranks' traces of directory d, and how many ranks it
+    holds; from the last read_dir's when it read these files."""
     try:
-        files = sorted(trace_files(d).items())
+        files, ident = _files(d)
+        if _last_read[0] == ident:
+            return _last_read[1][:n], len(files)
         return [read_rank(rank, path) for rank, path in files[:n]], len(files)
     except OSError as e:
         raise TraceError(f"{e.filename}: {e.strerror}")
-
-
-_last_read = (None, None)       # (the files' identity, their ranks)
 
 
 def read_dir(d):
@@ -193,9 +204,7 @@ def read_dir(d):
     last directory read is kept, and read again only if a file changed."""
     global _last_read
     try:
-        files = sorted(trace_files(d).items())
-        ident = tuple((path, st.st_size, st.st_mtime_ns, st.st_ino)
-                      for path, st in ((p, os.stat(p)) for _, p in files))
+        files, ident = _files(d)
         if _last_read[0] != ident:
             _last_read = (None, None)       # the old ranks may go before the new come
             _last_read = (ident, [read_rank(rank, path) for rank, path in files])
