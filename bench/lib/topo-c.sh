@@ -3,8 +3,8 @@
 # writes, else send_overhead + latency_same_node + recv_overhead +
 # wakeup_latency.  Sourced by bench/validate.sh and bench/micro.sh,
 # which measure the localhost description again when it met a slow moment
-# of the VM: c was 27-28 us in quiet hours and 36-38 us in some minutes of
-# 2026-11-25, while the real runs' fastest repetitions took 29-30 us one way.
+# of the host: a calibration taken then describes a slower network than the
+# real runs meet (results/validation-notes.md, "a slow hour").
 topo_c() {
     awk '/^#[ \t]*c = [0-9.]+ us/ { for (i = 1; i <= NF; i++) if ($i == "=") { said = $(i + 1); break } }
          $1 == "send_overhead" || $1 == "recv_overhead" || $1 == "latency_same_node" || $1 == "wakeup_latency" {

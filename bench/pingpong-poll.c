@@ -1,8 +1,8 @@
-/* The awake one-way time of the A/B in results/validation-notes.md
- * (2026-11-24): a ping-pong of 8 B, 3 x 2000 round trips, whose receivers
- * block in MPI_Recv (mode 0) or poll with MPI_Test (mode 1, never asleep).
+/* The awake one-way time of the A/B in results/validation-notes.md: a
+ * ping-pong of 8 B, 3 x 2000 round trips, whose receivers block in
+ * MPI_Recv (mode 0) or poll with MPI_Test (mode 1, never asleep).
  *
- *   install/vanilla/bin/mpicc -O2 -o pingpong-poll results/ab-awake/pingpong-poll.c
+ *   install/vanilla/bin/mpicc -O2 -o pingpong-poll bench/pingpong-poll.c
  *   chrt -r 1 install/vanilla/bin/mpiexec -bind-to core -n 2 ./pingpong-poll 0|1
  */
 #include <mpi.h>
