@@ -380,14 +380,14 @@ def test_overhead_factors(pp, bench):
             test_pingpong(pp, "ping-pong with overhead factors", dict(PAPER, os=1e-6, **{"or": 2e-6}),
                           topo, 3, [(0, 200), (32768, 200)])
         if bench:
-            # the bench's own CPU time between two sends (its clock reads,
-            # 1-3 us here) is computation too, the same at every C: the
+            # the bench's own CPU time between two sends (its clock reads)
+            # is computation too, the same at every C: the
             # steps' differences are the overheads' alone.  Host noise in a
             # segment lengthens C, and f rises 0.29 us per us of it: a run
             # that misses is made again (up to 4), the least difference
-            # kept.  20 %: on the AMD VM of 2026-11-27 the steps came out
-            # 1-2.5 us long at every C (+10..+17 % of the 14.5 us at 50 us);
-            # a wrong factor would be off by the whole overhead
+            # kept.  20 %: on some hosts the steps come out a microsecond
+            # or two long at every C (docs/testing.md); a wrong factor
+            # would be off by the whole overhead
             want, tol = {50: 15.5, 100: 30.0, 200: 20.0}, 0.2
             best = {}
             for attempt in range(4):
@@ -413,9 +413,9 @@ def test_overhead_coldness(bench):
     computation that left VACED's cache canary as cold as the program's.
     The pipeline of test_overhead_factors, computing through 64 MiB (-c 64),
     with f = 0.1 at 0 and 3 from 100 us (o_s 1 us and 30 us).  What a real
-    computation does to the canary is the host's (on the AMD VM of
-    2026-11-27, 10 us of arithmetic left it 3 times its warm read, where the
-    Intel VM's stayed at 1), so the mechanism is tested with tables that
+    computation does to the canary is the host's (a short arithmetic loop
+    leaves it several times its warm read on some hosts, at its warm read
+    on others), so the mechanism is tested with tables that
     put every reading at one end: coldness 99 at 0 us (no reading above it:
     every message pays f(0) = 0.1, after 100 us of computation as after
     none), and 0.01 at 0 (every reading is colder than the table's 100 us
@@ -620,8 +620,8 @@ def test_cpu_sources(ring, loop):
     ring's against its closed form (a lap of 16 ranks has 32 MPI calls a
     rank between messages: the clock is read at each), the CPU loop's
     against the CPU time the ranks measured themselves; the rank-0 line
-    names the source in use.  rseq is the default (auto) on this VM; thread
-    is the fallback everywhere."""
+    names the source in use.  rseq is the default (auto) where glibc
+    registers rseq; thread is the fallback everywhere."""
     for src in ("thread", "rseq"):
         env = {"VACED_CPUTIME": src}
         slack = []
@@ -653,7 +653,7 @@ def test_cpu_source_remembered(ring):
     rank 0 reuses it and says so, and the prediction agrees with the first
     job's.  A fallback to the thread clock is not remembered: a first job
     that got it (a check failing once under load) leaves no record and is
-    run again, up to 3 times; this VM offers rseq."""
+    run again, up to 3 times."""
     with tempfile.TemporaryDirectory() as d:
         rec = os.path.join(d, "record")
         env = {"VACED_CPUTIME": "auto", "VACED_CPUTIME_CACHE": rec}
@@ -1201,7 +1201,7 @@ def test_host_invariance(ring, loop):
     they usually agree within 1%, but 2 cores alone measured 1.2% above 1
     core and beside a hog, twice in a row, on a busy CI machine).  A compute-bound
     program's prediction is its CPU time, and the CPU time of the same loop
-    varies by 3-5% from run to run on this VM whatever the configuration
+    varies by a few % from run to run in a guest whatever the configuration
     (the host's own speed, not the simulator's): so there each
     configuration's prediction is checked against the CPU time its ranks
     measured themselves, within 2%."""

@@ -1,12 +1,12 @@
 """The latency checks of test_calibrate.sh, shared by its two fits.
 
-Each small size's measured time is its fastest round trip. On this VM a
-round trip is in a fast mode (ranks awake, about 10 us one way) or a slow
-one (asleep, about 30 us), and the fast mode is rare: whether a size
-reaches it, and how deep, varies size by size (CI, 2026-11-23: 9.4 us at
-0 B, 12.5 us at 8 B, 11.6 us at 32 B, where the model's times differ by
-0.5 us). So the latency is judged against the median of the small sizes,
-not against each one, and the others against the line one by one.
+Each small size's measured time is its fastest round trip. In a guest
+of a hypervisor a round trip is in a fast mode (ranks awake) or a slow
+one (asleep, several times longer), and the fast mode can be rare:
+whether a size reaches it, and how deep, varies size by size by more
+than the model's times differ between the small sizes. So the latency
+is judged against the median of the small sizes, not against each one,
+and the others against the line one by one.
 """
 import statistics
 

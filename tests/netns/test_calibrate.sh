@@ -104,12 +104,12 @@ MPIEXEC_ARGS="-launcher ssh -launcher-exec $LAUNCHER -iface $NETNS_IFACE"
 
 # calibrate NAME ARGS...: vaced-calibrate from host 0 with the test's
 # sizes; writes $TMP/NAME.{topo,json,out}; returns the tool's status.
-# Fitted to each size's fastest batch (--statistic min): on this VM a
-# small-message batch runs either with the ranks awake (about 10 us one
-# way) or with each waiting rank asleep (about 30 us), whole batches at a
-# time (the hypervisor's idle polling), so the p10 of 21 batches fell on
-# either mode size by size (h = 1: 10.0 us at 0 B, 23.9 us at 32 B); the
-# fastest batch is the link and MPICH's path, which this test checks.  The
+# Fitted to each size's fastest batch (--statistic min): in a guest a
+# small-message batch runs either with the ranks awake or with each
+# waiting rank asleep (several times longer), whole batches at a time
+# (the hypervisor's idle polling), so the p10 of 21 batches fell on
+# either mode size by size; the fastest batch is the link and MPICH's
+# path, which this test checks.  The
 # ping-pong calibrations take 60 batches of 5 ms: with 21 of 20 ms even the
 # fastest batch of a size was sometimes in the slow mode.  In
 # the background with wait, so that SIGTERM or SIGINT runs the cleanup
@@ -157,7 +157,7 @@ verdicts() {
 # Like the calibration's batches, it is timed after a new connection's
 # warm-up (10 untimed round trips: net_warmup_messages is 8 per direction),
 # which would otherwise lengthen its first 8 messages of 64 KiB or more
-# (on 2026-11-24 by 5.1 ms each at 1 MiB: +10.1 % over 20 round trips)
+# (by milliseconds each at 1 MiB: more than the 10 % over 20 round trips)
 predict() {
     local topo=$1 s=$2 measured=$3 what=$4 out rt line try
     # A prediction holds the host's computation between the calls, which
@@ -186,8 +186,7 @@ print(("ok" if abs(e) <= 0.10 else "bad") + f" predicted {p * 1e6:.3f} us, measu
 # (injection_queue): VACED's stream of 1 MiB messages on NAME.topo moves at
 # the calibration's measured streaming bandwidth at that size, within 10%
 # (an "ok"/"FAIL" line; judged with the calibration's other checks, so a
-# real stream slowed by host noise is measured again: 51.5 MB/s in one
-# run of 2026-11-24 against 54.7 and 58.4 in the two before it)
+# real stream slowed by host noise is measured again)
 stream_verdict() {
     local pred meas
     pred=$(VACED_TARGET=$1.topo VACED_QUIET=all "$ROOT/install/vaced/bin/mpiexec" -n 2 \

@@ -195,7 +195,7 @@ static void check_source_behaves(const char *name, int tries)
      * nor its run queue's wait) covers is steal or interrupts too */
     CHECK(agreed || (tries > 1 && excess_only && (steal > 0 || within_off_cpu)));
 
-    /* Steal just before the sleep counts for perf too (seen on this VM). */
+    /* Steal just before the sleep counts for perf too (a guest sees it). */
     steal0 = steal_ticks();
     v0 = vaced_cputime_ns();
     sleep_ns(50 * MS);
@@ -215,8 +215,8 @@ static uint64_t scale(uint64_t cyc, uint32_t mult, uint16_t shift)
     return (cyc >> shift) * mult + (((cyc & ((1ULL << shift) - 1)) * mult) >> shift);
 }
 
-/* The mmap read on a hand-filled page: this VM has no cap_user_time, so
- * the real page cannot exercise the extrapolation. */
+/* The mmap read on a hand-filled page: a host without cap_user_time (most
+ * guests) cannot exercise the extrapolation on the real page. */
 static void test_mmap_formula(void)
 {
     static struct perf_event_mmap_page pg;
@@ -395,9 +395,8 @@ static void *ticker(void *arg)
 
 /* What measuring a segment by both clocks adds to the source's sum on its
  * own: the source's bracket holds the thread clock's, so it also holds a
- * thread-clock read (a system call: 0.4 us alone, 0.8-0.9 us a bracket
- * sharing a CPU with the ticker on this VM).  Summed over n empty
- * brackets. */
+ * thread-clock read (a system call, and more when a ticker shares the
+ * CPU).  Summed over n empty brackets. */
 static int64_t bracket_excess(int n)
 {
     int64_t excess = 0;
@@ -445,12 +444,12 @@ static void test_rseq_windows(void)
         CHECK(why[0] != '\0');
         return;
     }
-    /* Short sleeps (10 us, with the timer slack at 1 ns: 15-25 us of wall
-     * time, so inside one 50 us window) do not count: across each, the
-     * source advances as the thread clock does (which counts the system
-     * call, several us on a VM), not as the wall clock. Medians, because
-     * the thread clock itself now and then charges a thread 10-50 us it did
-     * not run just after a wake-up (seen 1 in 1000 on this VM), and the
+    /* Short sleeps (10 us, with the timer slack at 1 ns: well inside one
+     * 50 us window) do not count: across each, the source advances as the
+     * thread clock does (which counts the system call), not as the wall
+     * clock. Medians, because the thread clock itself now and then charges
+     * a thread tens of us it did not run just after a wake-up (rarely, on
+     * guests), and the
      * source's next thread-clock read takes it in a neighbouring segment.
      * A source that counted sleeps would do so in most of them (its next
      * thread-clock read only pays it back, in another segment).

@@ -63,11 +63,11 @@ enum vaced_cpu_source vaced_cputime_init(const char *request, char *why, size_t 
  * The rseq source leaves out the cost of its own thread-clock reads beyond
  * that of a wall-clock read, so that every read costs a segment the same
  * (see vaced_calibrate_read_cost); it falls behind the thread clock by
- * about 0.3 us per thread-clock read. */
+ * that difference at each thread-clock read. */
 int64_t vaced_cputime_ns(void);
 
-/* A thread cannot run longer than the wall time that passes. On this kind
- * of VM the thread clock (and so the rseq source's window openings) breaks
+/* A thread cannot run longer than the wall time that passes. In a guest of
+ * a hypervisor the thread clock (and so the rseq source's window openings) breaks
  * that: it stands still, then catches up by tens of microseconds, and by
  * milliseconds under hypervisor steal, in one step that lands in whatever
  * segment is being timed. So each read's increase is capped at the wall
