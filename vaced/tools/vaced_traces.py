@@ -5,6 +5,7 @@ Times are kept as integer picoseconds, parsed from the files' decimal
 seconds digit by digit: the library writes its integer picoseconds with 12
 decimals, and a float would round them.
 """
+import gc
 import os
 import re
 
@@ -186,6 +187,24 @@ def _files(d):
                         for path, st in ((p, os.stat(p)) for _, p in files))
 
 
+def _parsed(files):
+    """read_rank of each (rank, path), with the cyclic garbage collector
+    held off: the parse builds millions of tuples and no cycle, and the
+    collector's full passes, which come as the heap grows, would walk
+    every one built so far.  What is read is then frozen out of later
+    passes, in which the critical path, the archive and the report would
+    walk it again."""
+    was = gc.isenabled()
+    gc.disable()
+    try:
+        ranks = [read_rank(rank, path) for rank, path in files]
+    finally:
+        if was:
+            gc.enable()
+    gc.freeze()
+    return ranks
+
+
 def read_first(d, n):
     """The first n ranks' traces of directory d, and how many ranks it
     holds; from the last read_dir's when it read these files."""
@@ -193,7 +212,7 @@ def read_first(d, n):
         files, ident = _files(d)
         if _last_read[0] == ident:
             return _last_read[1][:n], len(files)
-        return [read_rank(rank, path) for rank, path in files[:n]], len(files)
+        return _parsed(files[:n]), len(files)
     except OSError as e:
         raise TraceError(f"{e.filename}: {e.strerror}")
 
@@ -207,7 +226,7 @@ def read_dir(d):
         files, ident = _files(d)
         if _last_read[0] != ident:
             _last_read = (None, None)       # the old ranks may go before the new come
-            _last_read = (ident, [read_rank(rank, path) for rank, path in files])
+            _last_read = (ident, _parsed(files))
         return _last_read[1]
     except OSError as e:
         raise TraceError(f"{e.filename}: {e.strerror}")
