@@ -13,6 +13,7 @@ check is exactly the one the ranks make at MPI_Init.  Python 3 standard
 library only.
 """
 import argparse
+import concurrent.futures
 import glob
 import os
 import platform
@@ -105,7 +106,8 @@ class Failure(Exception):
 
 
 def say(msg):
-    print("vaced: " + msg, file=sys.stderr, flush=True)
+    sys.stderr.write("vaced: " + msg + "\n")    # one write: threads' lines stay whole
+    sys.stderr.flush()
 
 
 def page_reporting_devices(sysfs=None):
@@ -175,6 +177,9 @@ def c_tool(name):
             max(os.path.getmtime(s) for s in sources + [os.path.realpath(__file__)]):
         return binary
     os.makedirs(os.path.dirname(binary), exist_ok=True)
+    # an optimized build takes seconds: a pause that says nothing looks hung
+    say(f"building {os.path.relpath(binary, ROOT)} (after a change to its sources)"
+        if os.path.exists(binary) else f"building {os.path.relpath(binary, ROOT)} (once)")
     fd, tmp = tempfile.mkstemp(dir=os.path.dirname(binary), prefix="." + name + ".")
     os.close(fd)
     cc = os.environ.get("CC", "cc").split()
@@ -209,6 +214,13 @@ def c_tool(name):
     os.chmod(tmp, 0o755)
     os.replace(tmp, binary)
     return binary
+
+
+def c_tools(names):
+    """c_tool of each name, the stale ones built side by side (a compiler
+    process each); their paths."""
+    with concurrent.futures.ThreadPoolExecutor(max(1, len(names))) as pool:
+        return list(pool.map(c_tool, names))
 
 
 def check_target(path, ranks, quiet):

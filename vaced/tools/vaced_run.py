@@ -18,8 +18,9 @@ import tempfile
 import time
 
 import vaced_jobsize
-from vaced_cli import (ArgParser, Failure, ROOT, Usage, VACED_PREFIX, c_tool, check_target,
-                       note_page_reporting, positive_int, resolve_target, say, tool_module)
+from vaced_cli import (ArgParser, Failure, ROOT, Usage, VACED_PREFIX, c_tool, c_tools,
+                       check_target, note_page_reporting, positive_int, resolve_target, say,
+                       tool_module)
 from vaced_summary import summary_table, to_json
 
 
@@ -423,6 +424,9 @@ def cmd_run(argv):
     if (o.get("--uniform-compute") or estimate) and not record_dir:
         record_dir = os.path.join(tmpdir, "record")
     cmd = launcher(o, VACED_PREFIX)
+    # the replay's tools, built now if stale, not after the executions
+    c_tools((["vaced-combine"] if estimate else []) +
+            (["vaced-replay"] if estimate or o.get("--uniform-compute") else []))
     outputs_failed = False
     try:
         executions = []                 # (record dir, library JSON) of each
