@@ -10,10 +10,9 @@
  *   cc -O2 -o /tmp/load-kernel-costs bench/load-kernel-costs.c -luring
  *   taskset -c 1 /tmp/load-kernel-costs RECORD_DIR [--pages N] [--reps N]
  *
- * Without liburing (cc ... without -luring, after -DNO_URING) the
- * io_uring row is left out. */
+ * Without liburing-dev, or built with -DNO_URING (and without -luring),
+ * the io_uring row is left out. */
 #define _GNU_SOURCE
-#include <dirent.h>
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -67,7 +66,8 @@ static double uring(int dir, char (*name)[32], int n, char *buf)
 {
     double t0 = cpu_us();
     struct io_uring ring;
-    if (io_uring_queue_init((unsigned)(3 * n), &ring, 0) || io_uring_register_files_sparse(&ring, (unsigned)n)) {
+    if (io_uring_queue_init((unsigned)(3 * n), &ring, 0) ||
+        io_uring_register_files_sparse(&ring, (unsigned)n)) {
         fprintf(stderr, "io_uring: not available here\n");
         exit(1);
     }
