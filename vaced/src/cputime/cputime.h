@@ -66,16 +66,17 @@ enum vaced_cpu_source vaced_cputime_init(const char *request, char *why, size_t 
  * that difference at each thread-clock read. */
 int64_t vaced_cputime_ns(void);
 
-/* A thread cannot run longer than the wall time that passes. In a guest of
- * a hypervisor the thread clock (and so the rseq source's window openings) breaks
- * that: it stands still, then catches up by tens of microseconds, and by
- * milliseconds under hypervisor steal, in one step that lands in whatever
- * segment is being timed. So each read's increase is capped at the wall
- * clock's increase since the previous read, plus 0.1 % (the two clocks'
- * rates) and VACED_CPU_CLIP_SLACK_NS (the reads' jitter); the excess is
- * dropped for good. vaced_cputime_ns() applies it per thread; the state is
- * zero-initialised, and its first call only records. Returns the clipped
- * reading of cpu (a non-decreasing raw reading) taken at wall. */
+/* A thread cannot run longer than the wall time that passes. In a guest
+ * of a hypervisor the thread clock (and so the rseq source's window
+ * openings) breaks that: it stands still, then catches up by tens of
+ * microseconds, and by milliseconds under hypervisor steal, in one step
+ * that lands in whatever segment is being timed. So each read's increase
+ * is capped at the wall clock's increase since the previous read, plus
+ * 0.1 % (the two clocks' rates) and VACED_CPU_CLIP_SLACK_NS (the reads'
+ * jitter); the excess is dropped for good. vaced_cputime_ns() applies it
+ * per thread; the state is zero-initialised, and its first call only
+ * records. Returns the clipped reading of cpu (a non-decreasing raw
+ * reading) taken at wall. */
 #define VACED_CPU_CLIP_SLACK_NS 1000
 struct vaced_cpu_clip {
     int64_t last_out, last_wall, dropped;
