@@ -17,7 +17,8 @@ Prints, for each record and tool, the events, the median seconds
 (--stats: the load and the replay, without a front end's start-up) and
 the median, lowest and highest million events a second; then the same
 over the process's CPU time (--stats), which other processes on the
-core inflate less than the wall time.  Also checks
+core inflate less than the wall time; last, the median CPU time of the
+record's load (ms) and the median rate once loaded.  Also checks
 that every tool prints the same prediction for a record.
 USAGE
 }
@@ -53,25 +54,34 @@ for ((rep = 0; rep < REPS; rep++)); do
                 "$log.err.$rep" >> "$log.rates"
             sed -nE 's/^vaced replay: ([0-9.]+) s of CPU: ([0-9.]+) million.*/\1 \2/p' \
                 "$log.err.$rep" >> "$log.cpu"
+            sed -nE 's/^vaced replay: of which loading the record ([0-9.]+) ms, .*: ([0-9.]+) million.*/\1 \2/p' \
+                "$log.err.$rep" >> "$log.load"
             sed -nE 's/^vaced: prediction ([0-9.eE+-]+) s.*/\1/p' "$log.out.$rep" >> "$OUT/$(basename "$rec").preds"
         done
     done
 done
 
-printf '%-10s %-4s %10s %9s %8s %8s %8s %9s %8s %8s %8s\n' record tool events "s (med)" "Mev/s" low high \
-    "CPU s" "Mev/CPUs" low high
+# the median of numbers on stdin, a line each; "-" for none (an older tool
+# prints no load line)
+median_of() { sort -n | awk '{ v[NR] = $1 } END { print NR ? v[int((NR + 1) / 2)] : "-" }'; }
+
+printf '%-10s %-4s %10s %9s %8s %8s %8s %9s %8s %8s %8s %8s %9s\n' record tool events "s (med)" "Mev/s" low high \
+    "CPU s" "Mev/CPUs" low high "load ms" "Mev/CPUs"
 for rec in "${RECS[@]}"; do
     name=$(basename "$rec")
     for ((t = 0; t < ${#TOOL[@]}; t++)); do
         med_s=$(sort -n -k2 "$OUT/$name.$t.rates" | awk '{ s[NR] = $2 } END { print s[int((NR + 1) / 2)] }')
         med_c=$(sort -n -k1 "$OUT/$name.$t.cpu" | awk '{ c[NR] = $1 } END { print c[int((NR + 1) / 2)] }')
         cpu=$(sort -n -k2 "$OUT/$name.$t.cpu" | awk '{ r[NR] = $2 } END { print r[int((NR + 1) / 2)], r[1], r[NR] }')
-        sort -n -k3 "$OUT/$name.$t.rates" | awk -v n="$name" -v t="$t" -v ms="$med_s" -v mc="$med_c" -v cpu="$cpu" '
+        load=$(awk '{ print $1 }' "$OUT/$name.$t.load" 2>/dev/null | median_of)
+        loaded=$(awk '{ print $2 }' "$OUT/$name.$t.load" 2>/dev/null | median_of)
+        sort -n -k3 "$OUT/$name.$t.rates" | awk -v n="$name" -v t="$t" -v ms="$med_s" -v mc="$med_c" -v cpu="$cpu" \
+            -v load="$load" -v loaded="$loaded" '
             { ev = $1; r[NR] = $3 }
             END {
                 split(cpu, c, " ")
-                printf "%-10s %-4s %10d %9.3f %8.1f %8.1f %8.1f %9.3f %8.1f %8.1f %8.1f\n", n, t, ev, ms,
-                       r[int((NR + 1) / 2)], r[1], r[NR], mc, c[1], c[2], c[3]
+                printf "%-10s %-4s %10d %9.3f %8.1f %8.1f %8.1f %9.3f %8.1f %8.1f %8.1f %8s %9s\n", n, t, ev, ms,
+                       r[int((NR + 1) / 2)], r[1], r[NR], mc, c[1], c[2], c[3], load, loaded
             }'
     done
     [ "$(sort -u "$OUT/$name.preds" | wc -l)" = 1 ] ||

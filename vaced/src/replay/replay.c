@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "env/env.h"
 #include "vaced.h"
 #include "clock/clock.h"
@@ -42,6 +43,7 @@ static struct {
 static int uniform_compute;     /* vaced_replay_uniform_compute */
 static int loaders;             /* vaced_replay_loaders */
 static int exit_after;          /* vaced_replay_exit_after */
+static double load_cpu_s;       /* vaced_replay_load_cpu_s */
 
 static int stamped(int kind)
 {
@@ -703,6 +705,13 @@ static void print_rank_lines(const char *quiet)
 
 enum run_outcome { RUN_DONE, RUN_FAILED, RUN_STALLED_CONVERTING };
 
+static double process_cpu_s(void)
+{
+    struct timespec t;
+    clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &t);
+    return (double)t.tv_sec + 1e-9 * (double)t.tv_nsec;
+}
+
 static enum run_outcome run_once(const char *dir, const char *target, int convert,
                                  const char *quiet, unsigned long long *events, char *err,
                                  size_t len)
@@ -712,10 +721,11 @@ static enum run_outcome run_once(const char *dir, const char *target, int conver
     struct vaced_target *t = NULL;
     char path[512], why[1024];
     int stalled_converting = 0, failed_load = 0;
-    if (vaced_replay_load(dir, uniform_compute, loaders, &rp.ranks, &rp.size, err, len)) {
-        failed_load = 1;
+    double load_start = process_cpu_s();
+    failed_load = vaced_replay_load(dir, uniform_compute, loaders, &rp.ranks, &rp.size, err, len) != 0;
+    load_cpu_s += process_cpu_s() - load_start;
+    if (failed_load)
         goto out;
-    }
     if (vaced_ranks_start(rp.ranks, rp.size))
         goto out;
     if (vaced_sim_load_target(target, rp.size, path, sizeof path, &t, why, sizeof why)) {
@@ -832,9 +842,15 @@ void vaced_replay_exit_after(int on)
     exit_after = on;
 }
 
+double vaced_replay_load_cpu_s(void)
+{
+    return load_cpu_s;
+}
+
 int vaced_replay_run(const char *dir, const char *target, unsigned long long *events,
                      char *err, size_t len)
 {
+    load_cpu_s = 0;
     /* the ranks print no rank line of their own (print_rank_lines) */
     const char *quiet = vaced_env(VACED_ENV_QUIET);
     char *saved = quiet ? strdup(quiet) : NULL;

@@ -15,6 +15,12 @@
 int vaced_replay_run(const char *dir, const char *target, unsigned long long *events,
                      char *err, size_t len);
 
+/* The CPU time, in seconds, that the last vaced_replay_run spent loading
+ * its record (every loading thread's): what the record's ranks cost
+ * before any event is replayed (their files read and checked, their
+ * messages' memory made). */
+double vaced_replay_load_cpu_s(void);
+
 /* Whether the replays that follow re-time the computation as uniform
  * across ranks (docs/replay.md#uniform-computation); off by default. */
 void vaced_replay_uniform_compute(int on);
