@@ -720,9 +720,10 @@ static enum run_outcome run_once(const char *dir, const char *target, int conver
     vaced_ranks_reset(err, len);
     struct vaced_target *t = NULL;
     char path[512], why[1024];
-    int stalled_converting = 0, failed_load = 0;
+    int stalled_converting = 0;
     double load_start = process_cpu_s();
-    failed_load = vaced_replay_load(dir, uniform_compute, loaders, &rp.ranks, &rp.size, err, len) != 0;
+    int failed_load = vaced_replay_load(dir, uniform_compute, loaders, &rp.ranks, &rp.size, err,
+                                        len) != 0;
     load_cpu_s += process_cpu_s() - load_start;
     if (failed_load)
         goto out;
