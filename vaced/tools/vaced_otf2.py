@@ -169,15 +169,15 @@ def convert(trace_dir, out_dir):
     """Writes the archive of trace_dir's traces in out_dir; returns the
     line that says what was written.  ConvertError if it cannot."""
     try:
-        ranks = vaced_traces.read_dir(trace_dir)
-    except vaced_traces.TraceError as e:
-        raise ConvertError(str(e))
-    try:
+        vaced_traces.trace_files(trace_dir)     # a missing trace is said first
         how = vaced_syspy.interpreter("otf2", "writing OTF2 needs Debian's python3-otf2", "python3-otf2")
-        prepare_out_dir(out_dir)
         if how != "here":
+            # the interpreter that writes reads the traces, once (a run's
+            # traces take seconds to parse), and prepares out_dir after them
             return vaced_syspy.run_script(how, os.path.abspath(__file__), [trace_dir, out_dir])
-    except vaced_syspy.Failure as e:
+        ranks = vaced_traces.read_dir(trace_dir)
+        prepare_out_dir(out_dir)
+    except (vaced_syspy.Failure, vaced_traces.TraceError) as e:
         raise ConvertError(str(e))
     try:
         events, sends = write_archive(ranks, out_dir)
@@ -203,9 +203,14 @@ def main(argv):
     return 0
 
 
-if __name__ == "__main__":      # run by an interpreter that has otf2; OUT_DIR is prepared
+if __name__ == "__main__":      # run by convert() in an interpreter that has otf2
     try:
         ranks = vaced_traces.read_dir(sys.argv[1])
+        prepare_out_dir(sys.argv[2])
+    except (vaced_traces.TraceError, vaced_syspy.Failure, ConvertError) as e:
+        print(e)
+        sys.exit(1)
+    try:
         n, s = write_archive(ranks, sys.argv[2])
         print(f"OTF2 archive {os.path.join(sys.argv[2], ARCHIVE + '.otf2')}: {len(ranks)} ranks, "
               f"{n} events, {s} messages")
