@@ -165,16 +165,12 @@ def write_archive(ranks, out_dir):
     return count, sends
 
 
-def convert(trace_dir, out_dir):
-    """Writes the archive of trace_dir's traces in out_dir; returns the
-    line that says what was written.  ConvertError if it cannot."""
+def write_here(trace_dir, out_dir):
+    """Reads trace_dir's traces and writes their archive in out_dir, in
+    this interpreter (which has otf2), preparing out_dir only once the
+    traces are read; returns the line that says what was written.
+    ConvertError if it cannot."""
     try:
-        vaced_traces.trace_files(trace_dir)     # a missing trace is said first
-        how = vaced_syspy.interpreter("otf2", "writing OTF2 needs Debian's python3-otf2", "python3-otf2")
-        if how != "here":
-            # the interpreter that writes reads the traces, once (a run's
-            # traces take seconds to parse), and prepares out_dir after them
-            return vaced_syspy.run_script(how, os.path.abspath(__file__), [trace_dir, out_dir])
         ranks = vaced_traces.read_dir(trace_dir)
         prepare_out_dir(out_dir)
     except (vaced_syspy.Failure, vaced_traces.TraceError) as e:
@@ -185,6 +181,21 @@ def convert(trace_dir, out_dir):
         raise ConvertError(f"{out_dir}: writing the OTF2 archive failed: {e}")
     return (f"OTF2 archive {os.path.join(out_dir, ARCHIVE + '.otf2')}: {len(ranks)} ranks, "
             f"{events} events, {sends} messages")
+
+
+def convert(trace_dir, out_dir):
+    """Writes the archive of trace_dir's traces in out_dir; returns the
+    line that says what was written.  ConvertError if it cannot.  Another
+    interpreter that has otf2 runs write_here as this file's script: it
+    reads the traces, once (a run's traces take seconds to parse)."""
+    try:
+        vaced_traces.trace_files(trace_dir)     # a missing trace is said first
+        how = vaced_syspy.interpreter("otf2", "writing OTF2 needs Debian's python3-otf2", "python3-otf2")
+        if how != "here":
+            return vaced_syspy.run_script(how, os.path.abspath(__file__), [trace_dir, out_dir])
+    except (vaced_syspy.Failure, vaced_traces.TraceError) as e:
+        raise ConvertError(str(e))
+    return write_here(trace_dir, out_dir)
 
 
 def main(argv):
@@ -205,15 +216,7 @@ def main(argv):
 
 if __name__ == "__main__":      # run by convert() in an interpreter that has otf2
     try:
-        ranks = vaced_traces.read_dir(sys.argv[1])
-        prepare_out_dir(sys.argv[2])
-    except (vaced_traces.TraceError, vaced_syspy.Failure, ConvertError) as e:
+        print(write_here(sys.argv[1], sys.argv[2]))
+    except ConvertError as e:
         print(e)
-        sys.exit(1)
-    try:
-        n, s = write_archive(ranks, sys.argv[2])
-        print(f"OTF2 archive {os.path.join(sys.argv[2], ARCHIVE + '.otf2')}: {len(ranks)} ranks, "
-              f"{n} events, {s} messages")
-    except Exception as e:
-        print(f"{sys.argv[2]}: writing the OTF2 archive failed: {e}")
         sys.exit(1)
