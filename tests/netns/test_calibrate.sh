@@ -109,12 +109,12 @@ MPIEXEC_ARGS="-launcher ssh -launcher-exec $LAUNCHER -iface $NETNS_IFACE"
 # waiting rank asleep (several times longer), whole batches at a time
 # (the hypervisor's idle polling), so the p10 of 21 batches fell on
 # either mode size by size; the fastest batch is the link and MPICH's
-# path, which this test checks.  The
-# ping-pong calibrations take 60 batches of 5 ms: with 21 of 20 ms even the
-# fastest batch of a size was sometimes in the slow mode.  In
-# the background with wait, so that SIGTERM or SIGINT runs the cleanup
-# trap at once (bash defers a trap until a foreground command ends); the
-# cleanup ends the tool and its ranks, which run inside the namespaces.
+# path, which this test checks.  The ping-pong calibrations take 60
+# batches of 5 ms: with 21 of 20 ms even the fastest batch of a size was
+# sometimes in the slow mode.  In the background with wait, so that
+# SIGTERM or SIGINT runs the cleanup trap at once (bash defers a trap
+# until a foreground command ends); the cleanup ends the tool and its
+# ranks, which run inside the namespaces.
 calibrate() {
     local name=$1 st=0 start=$SECONDS pid
     shift
