@@ -70,8 +70,8 @@ printf '%-10s %-4s %10s %9s %8s %8s %8s %9s %8s %8s %8s %8s %9s\n' record tool e
 for rec in "${RECS[@]}"; do
     name=$(basename "$rec")
     for ((t = 0; t < ${#TOOL[@]}; t++)); do
-        med_s=$(sort -n -k2 "$OUT/$name.$t.rates" | awk '{ s[NR] = $2 } END { print s[int((NR + 1) / 2)] }')
-        med_c=$(sort -n -k1 "$OUT/$name.$t.cpu" | awk '{ c[NR] = $1 } END { print c[int((NR + 1) / 2)] }')
+        med_s=$(awk '{ print $2 }' "$OUT/$name.$t.rates" | median_of)
+        med_c=$(awk '{ print $1 }' "$OUT/$name.$t.cpu" | median_of)
         cpu=$(sort -n -k2 "$OUT/$name.$t.cpu" | awk '{ r[NR] = $2 } END { print r[int((NR + 1) / 2)], r[1], r[NR] }')
         load=$(awk '{ print $1 }' "$OUT/$name.$t.load" 2>/dev/null | median_of)
         loaded=$(awk '{ print $2 }' "$OUT/$name.$t.load" 2>/dev/null | median_of)
